@@ -1,0 +1,123 @@
+package relay
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// handleAuth checks a NIP-42 AUTH event against this connection and the hub's
+// public URLs, then asks the Admit hooks whether the key may use the hub.
+// A refused AUTH leaves the connection as it was, authenticated or not.
+func (c *Conn) handleAuth(ev *nostr.Event) {
+	r := c.relay
+	if msg := r.validate(ev); msg != "" {
+		c.send(okMsg(ev.ID, false, msg))
+		return
+	}
+	if msg := r.checkAuthEvent(ev, c.challenge, time.Now()); msg != "" {
+		c.send(okMsg(ev.ID, false, msg))
+		return
+	}
+	if cur := c.PubKey(); cur != "" {
+		if cur == ev.PubKey {
+			c.send(okMsg(ev.ID, true, ""))
+		} else {
+			c.send(okMsg(ev.ID, false, "restricted: this connection is already authenticated as another key; open a new connection"))
+		}
+		return
+	}
+	for _, fn := range r.Hooks.Admit {
+		if msg := fn(c.ctx, c, ev); msg != "" {
+			c.SetOwner("")
+			c.send(okMsg(ev.ID, false, msg))
+			return
+		}
+	}
+	c.mu.Lock()
+	c.pubkey = ev.PubKey
+	c.mu.Unlock()
+	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
+	c.send(okMsg(ev.ID, true, ""))
+}
+
+// checkAuthEvent applies NIP-42's rules to an AUTH event.
+func (r *Relay) checkAuthEvent(ev *nostr.Event, challenge string, now time.Time) string {
+	if ev.Kind != kinds.Auth {
+		return fmt.Sprintf("invalid: AUTH needs a kind %d event, got kind %d", kinds.Auth, ev.Kind)
+	}
+	var challenges, relays []string
+	for _, t := range ev.Tags {
+		if len(t) < 2 {
+			continue
+		}
+		switch t[0] {
+		case "challenge":
+			challenges = append(challenges, t[1])
+		case "relay":
+			relays = append(relays, t[1])
+		}
+	}
+	if len(challenges) != 1 {
+		return "invalid: AUTH event needs exactly one challenge tag"
+	}
+	if challenges[0] != challenge {
+		return "invalid: AUTH challenge does not match this connection's challenge"
+	}
+	if len(relays) != 1 {
+		return "invalid: AUTH event needs exactly one relay tag"
+	}
+	if !r.isPublicURL(relays[0]) {
+		return fmt.Sprintf("invalid: AUTH relay tag %q is not this hub's URL (%s)", truncate(relays[0], 100), strings.Join(r.cfg.PublicURLs, ", "))
+	}
+	skew := now.Sub(ev.CreatedAt.Time())
+	if skew > r.cfg.AuthWindow || skew < -r.cfg.AuthWindow {
+		return fmt.Sprintf("invalid: AUTH created_at must be within %s of the hub's clock", r.cfg.AuthWindow)
+	}
+	return ""
+}
+
+func (r *Relay) isPublicURL(u string) bool {
+	n, ok := NormalizeURL(u)
+	if !ok {
+		return false
+	}
+	for _, p := range r.cfg.PublicURLs {
+		if q, ok := NormalizeURL(p); ok && q == n {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeURL reduces a relay URL to scheme://host[:port]/path with the scheme
+// and host lower-cased, the scheme's default port dropped and no trailing slash.
+func NormalizeURL(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "ws" && scheme != "wss" {
+		return "", false
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "ws" && port == "80") || (scheme == "wss" && port == "443") {
+		port = ""
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	if strings.Contains(u.Hostname(), ":") { // IPv6 literal
+		host = "[" + strings.ToLower(u.Hostname()) + "]"
+		if port != "" {
+			host += ":" + port
+		}
+	}
+	return scheme + "://" + host + strings.TrimRight(u.Path, "/"), true
+}

@@ -1,0 +1,203 @@
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Conn is one client connection. Its reader goroutine handles messages in order;
+// outbound messages go through a bounded queue drained by a writer goroutine that
+// exists only while there is something to write, so an idle connection costs one
+// goroutine.
+type Conn struct {
+	relay     *Relay
+	ws        *websocket.Conn
+	challenge string
+	remote    string
+	ctx       context.Context
+	cancel    context.CancelFunc
+
+	inflight chan struct{} // one token per EVENT awaiting commit
+
+	mu       sync.Mutex
+	pubkey   string // NIP-42 authenticated pubkey
+	owner    string // for an attested agent or device: its owner
+	out      [][]byte
+	outBytes int
+	writing  bool
+	closed   bool
+	dropping bool
+	subs     map[string]*subscription
+}
+
+func newConn(r *Relay, ws *websocket.Conn, req *http.Request) *Conn {
+	var b [16]byte
+	rand.Read(b[:])
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{
+		relay:     r,
+		ws:        ws,
+		challenge: hex.EncodeToString(b[:]),
+		remote:    remoteAddr(req),
+		ctx:       ctx,
+		cancel:    cancel,
+		inflight:  make(chan struct{}, r.cfg.MaxInflight),
+	}
+	ws.SetReadLimit(int64(r.cfg.MaxMessageBytes))
+	return c
+}
+
+func remoteAddr(req *http.Request) string {
+	if f := req.Header.Get("X-Forwarded-For"); f != "" {
+		return f
+	}
+	return req.RemoteAddr
+}
+
+// PubKey is the NIP-42 authenticated pubkey, or "" before AUTH.
+func (c *Conn) PubKey() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pubkey
+}
+
+// Owner is the member an authenticated agent or device acts for ("" for a member).
+func (c *Conn) Owner() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.owner
+}
+
+// SetOwner records, during Admit, that the authenticating key is an agent of owner.
+func (c *Conn) SetOwner(owner string) {
+	c.mu.Lock()
+	c.owner = owner
+	c.mu.Unlock()
+}
+
+// Challenge is this connection's NIP-42 challenge.
+func (c *Conn) Challenge() string { return c.challenge }
+
+// RemoteAddr is the client's address, for logs.
+func (c *Conn) RemoteAddr() string { return c.remote }
+
+// Context is cancelled when the connection closes.
+func (c *Conn) Context() context.Context { return c.ctx }
+
+func (c *Conn) readLoop() {
+	defer c.shutdown("")
+	timeout := 3 * c.relay.cfg.PingInterval
+	c.ws.SetReadDeadline(time.Now().Add(timeout))
+	c.ws.SetPongHandler(func(string) error {
+		return c.ws.SetReadDeadline(time.Now().Add(timeout))
+	})
+	if c.relay.cfg.RequireAuth {
+		c.send(authChallenge(c.challenge))
+	}
+	for {
+		typ, msg, err := c.ws.ReadMessage()
+		if err != nil {
+			if err == websocket.ErrReadLimit {
+				c.shutdown("invalid: message larger than max_message_length")
+			}
+			return
+		}
+		c.ws.SetReadDeadline(time.Now().Add(timeout))
+		if typ != websocket.TextMessage {
+			c.send(notice("invalid: only text frames carry Nostr messages"))
+			continue
+		}
+		c.handle(msg)
+	}
+}
+
+// send queues msg for the writer. A client that lets more than MaxOutboundBytes
+// pile up is too slow to keep and is disconnected.
+func (c *Conn) send(msg []byte) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	if c.outBytes+len(msg) > c.relay.cfg.MaxOutboundBytes {
+		drop := !c.dropping
+		c.dropping = true
+		queued := c.outBytes
+		c.mu.Unlock()
+		if drop {
+			// Not inline: send may run under the subscription index's lock.
+			c.relay.log.Warn("dropping slow consumer", "remote", c.remote, "queued_bytes", queued)
+			go c.shutdown("rate-limited: you are not reading fast enough")
+		}
+		return
+	}
+	c.out = append(c.out, msg)
+	c.outBytes += len(msg)
+	if !c.writing {
+		c.writing = true
+		go c.flush()
+	}
+	c.mu.Unlock()
+}
+
+func (c *Conn) flush() {
+	for {
+		c.mu.Lock()
+		if c.closed || len(c.out) == 0 {
+			c.writing = false
+			c.out = nil
+			c.mu.Unlock()
+			return
+		}
+		batch := c.out
+		c.out = nil
+		c.mu.Unlock()
+		for _, m := range batch {
+			c.ws.SetWriteDeadline(time.Now().Add(c.relay.cfg.WriteTimeout))
+			err := c.ws.WriteMessage(websocket.TextMessage, m)
+			c.mu.Lock()
+			c.outBytes -= len(m)
+			c.mu.Unlock()
+			if err != nil {
+				c.shutdown("")
+				return
+			}
+		}
+	}
+}
+
+// shutdown closes the connection once. A non-empty reason is sent as a NOTICE
+// first, then in the close frame.
+func (c *Conn) shutdown(reason string) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.out = nil
+	c.mu.Unlock()
+	c.cancel()
+	deadline := time.Now().Add(time.Second)
+	if reason != "" {
+		// NOTICE carries the reason to clients that ignore close frames.
+		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, truncate(reason, 120)), deadline)
+	} else {
+		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+	}
+	c.ws.Close()
+	c.relay.forget(c)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

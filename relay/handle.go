@@ -1,0 +1,210 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay/store"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+func (c *Conn) handle(data []byte) {
+	m, err := parseClientMessage(data)
+	if err != nil {
+		if m.subID != "" && (m.label == "REQ" || m.label == "COUNT") {
+			c.send(closedMsg(m.subID, "invalid: "+err.Error()))
+			return
+		}
+		c.send(notice("invalid: " + err.Error()))
+		return
+	}
+	switch m.label {
+	case "EVENT":
+		c.handleEvent(m.event)
+	case "REQ":
+		c.handleReq(m.subID, m.filters)
+	case "COUNT":
+		c.handleCount(m.subID, m.filters)
+	case "CLOSE":
+		c.handleClose(m.subID)
+	case "AUTH":
+		c.handleAuth(m.event)
+	}
+}
+
+func (c *Conn) needsAuth() bool {
+	return c.relay.cfg.RequireAuth && c.PubKey() == ""
+}
+
+func (c *Conn) handleEvent(ev *nostr.Event) {
+	r := c.relay
+	if msg := r.validate(ev); msg != "" {
+		c.send(okMsg(ev.ID, false, msg))
+		return
+	}
+	k := kinds.Classify(ev.Kind)
+	if k.Storage == kinds.NeverStored {
+		c.send(okMsg(ev.ID, false, fmt.Sprintf("invalid: kind %d belongs in an AUTH message, not EVENT", ev.Kind)))
+		return
+	}
+	if c.needsAuth() {
+		c.send(okMsg(ev.ID, false, "auth-required: authenticate with NIP-42 before publishing"))
+		return
+	}
+	for _, fn := range r.Hooks.RejectEvent {
+		if msg := fn(c.ctx, c, ev); msg != "" {
+			c.send(okMsg(ev.ID, false, msg))
+			return
+		}
+	}
+	if k.Storage == kinds.Ephemeral {
+		c.send(okMsg(ev.ID, true, ""))
+		r.Broadcast(ev)
+		return
+	}
+	// Bound the events this connection has waiting for commit; when full, stop
+	// reading until one commits, which pushes back on the client through TCP.
+	select {
+	case c.inflight <- struct{}{}:
+	case <-c.ctx.Done():
+		return
+	}
+	err := r.store.PublishAsync(c.ctx, ev, func(derived []*nostr.Event, err error) {
+		<-c.inflight
+		switch {
+		case errors.Is(err, store.ErrDuplicate):
+			c.send(okMsg(ev.ID, true, "duplicate: already have this event"))
+			return
+		case err != nil:
+			c.send(okMsg(ev.ID, false, prefixed(err)))
+			return
+		}
+		c.send(okMsg(ev.ID, true, ""))
+		r.Broadcast(ev)
+		for _, d := range derived {
+			r.Broadcast(d)
+		}
+	})
+	if err != nil {
+		<-c.inflight
+		c.send(okMsg(ev.ID, false, prefixed(err)))
+	}
+}
+
+// prefixed makes sure an error sent to a client carries a NIP-01 prefix.
+func prefixed(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"invalid:", "restricted:", "blocked:", "duplicate:", "rate-limited:", "error:", "auth-required:", "pow:", "unsupported:"} {
+		if strings.HasPrefix(msg, p) {
+			return msg
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return "error: connection closed before the event was stored"
+	}
+	return "error: " + msg
+}
+
+// checkFilters applies the hub's limits and policies to a REQ or COUNT.
+func (c *Conn) checkFilters(filters []nostr.Filter) string {
+	r := c.relay
+	if c.needsAuth() {
+		return "auth-required: authenticate with NIP-42 before reading"
+	}
+	if len(filters) > r.cfg.MaxFilters {
+		return fmt.Sprintf("invalid: at most %d filters per request", r.cfg.MaxFilters)
+	}
+	_, maxLimit := r.store.Limits()
+	for i, f := range filters {
+		if f.Limit > maxLimit {
+			return fmt.Sprintf("invalid: filter %d asks for limit %d, above max_limit %d", i, f.Limit, maxLimit)
+		}
+		for _, fn := range r.Hooks.RejectFilter {
+			if msg := fn(c.ctx, c, f); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+func (c *Conn) handleReq(id string, filters []nostr.Filter) {
+	r := c.relay
+	if len(id) > r.cfg.MaxSubIDLength {
+		c.send(closedMsg(id, fmt.Sprintf("invalid: subscription id longer than %d", r.cfg.MaxSubIDLength)))
+		return
+	}
+	if msg := c.checkFilters(filters); msg != "" {
+		c.send(closedMsg(id, msg))
+		return
+	}
+	sub := &subscription{conn: c, id: id, filters: filters, prefix: eventPrefix(id)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	old := c.subs[id]
+	if old == nil && len(c.subs) >= r.cfg.MaxSubscriptions {
+		c.mu.Unlock()
+		c.send(closedMsg(id, fmt.Sprintf("rate-limited: at most %d open subscriptions per connection; CLOSE one first", r.cfg.MaxSubscriptions)))
+		return
+	}
+	if c.subs == nil {
+		c.subs = make(map[string]*subscription, 1)
+	}
+	c.subs[id] = sub
+	c.mu.Unlock()
+	if old != nil {
+		r.subs.remove(old)
+	}
+	// Listen before reading the log, so nothing committed meanwhile is missed.
+	r.subs.add(sub)
+
+	seen := make(map[string]struct{})
+	for _, f := range filters {
+		evs, err := r.store.Query(c.ctx, f)
+		if err != nil {
+			c.send(closedMsg(id, prefixed(err)))
+			c.handleClose(id)
+			return
+		}
+		for _, ev := range evs {
+			if _, dup := seen[ev.ID]; dup {
+				continue
+			}
+			seen[ev.ID] = struct{}{}
+			if !r.canRead(c, ev) {
+				continue
+			}
+			c.send(eventMsg(sub.prefix, encodeEvent(ev)))
+		}
+	}
+	c.send(eose(id))
+}
+
+func (c *Conn) handleCount(id string, filters []nostr.Filter) {
+	if msg := c.checkFilters(filters); msg != "" {
+		c.send(closedMsg(id, msg))
+		return
+	}
+	n, err := c.relay.store.CountFilters(c.ctx, filters)
+	if err != nil {
+		c.send(closedMsg(id, prefixed(err)))
+		return
+	}
+	c.send(countMsg(id, n))
+}
+
+func (c *Conn) handleClose(id string) {
+	c.mu.Lock()
+	sub := c.subs[id]
+	delete(c.subs, id)
+	c.mu.Unlock()
+	if sub != nil {
+		c.relay.subs.remove(sub)
+	}
+}

@@ -1,0 +1,56 @@
+package relay
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/nbd-wtf/go-nostr/nip11"
+)
+
+// limitation extends NIP-11's with the per-request filter cap hive enforces.
+type limitation struct {
+	nip11.RelayLimitationDocument
+	MaxFilters int `json:"max_filters"`
+}
+
+type info struct {
+	nip11.RelayInformationDocument
+	Limitation limitation `json:"limitation"`
+}
+
+// Info is the hub's NIP-11 document; every limit the hub enforces is in it.
+func (r *Relay) Info() any {
+	def, max := r.store.Limits()
+	doc := info{
+		RelayInformationDocument: nip11.RelayInformationDocument{
+			Name:          r.cfg.Name,
+			Description:   r.cfg.Description,
+			PubKey:        r.cfg.PubKey,
+			SupportedNIPs: []any{1, 9, 11, 40, 42, 45},
+			Software:      "hive",
+			Version:       "0.1.0",
+		},
+		Limitation: limitation{
+			RelayLimitationDocument: nip11.RelayLimitationDocument{
+				MaxMessageLength:    r.cfg.MaxMessageBytes,
+				MaxSubscriptions:    r.cfg.MaxSubscriptions,
+				MaxLimit:            max,
+				DefaultLimit:        def,
+				MaxSubidLength:      r.cfg.MaxSubIDLength,
+				MaxEventTags:        r.cfg.MaxEventTags,
+				MaxContentLength:    r.cfg.MaxContentBytes,
+				CreatedAtUpperLimit: int64(r.cfg.MaxFutureSkew.Seconds()),
+				AuthRequired:        r.cfg.RequireAuth,
+				RestrictedWrites:    r.cfg.RequireAuth,
+			},
+			MaxFilters: r.cfg.MaxFilters,
+		},
+	}
+	return doc
+}
+
+func (r *Relay) serveInfo(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/nostr+json")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	json.NewEncoder(w).Encode(r.Info())
+}

@@ -1,0 +1,246 @@
+// Package relay is hive's websocket hub: NIP-01 over gorilla/websocket, with
+// NIP-11, NIP-42, NIP-45 and policies as hook slices in the style of khatru.
+package relay
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/relay/store"
+	"github.com/gorilla/websocket"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Config holds the hub's limits. Zero values take the defaults; all of them are
+// advertised in the NIP-11 document.
+type Config struct {
+	Name        string
+	Description string
+	PubKey      string   // the hub's own key (signs system events)
+	PublicURLs  []string // ws:// or wss:// URLs clients use; NIP-42 relay tags must match one
+	RequireAuth bool     // NIP-42: refuse REQ, EVENT and COUNT before AUTH
+
+	MaxMessageBytes  int           // largest client message (default 256 KiB)
+	MaxSubscriptions int           // open REQs per connection (default 32)
+	MaxFilters       int           // filters per REQ or COUNT (default 16)
+	MaxSubIDLength   int           // default 64
+	MaxEventTags     int           // default 2500
+	MaxContentBytes  int           // default 128 KiB
+	MaxFutureSkew    time.Duration // how far created_at may be ahead of now (default 15 min)
+	MaxInflight      int           // EVENTs awaiting commit per connection (default 256)
+	MaxOutboundBytes int           // queued outbound bytes before a slow consumer is dropped (default 4 MiB)
+	WriteTimeout     time.Duration // default 10 s
+	PingInterval     time.Duration // default 30 s; a peer silent for 3 intervals is dropped
+	AuthWindow       time.Duration // NIP-42 created_at tolerance (default 60 s)
+	ReadBufferBytes  int           // websocket read buffer (default 1 KiB)
+}
+
+func (c *Config) defaults() {
+	set := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	setD := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set(&c.MaxMessageBytes, 256<<10)
+	set(&c.MaxSubscriptions, 32)
+	set(&c.MaxFilters, 16)
+	set(&c.MaxSubIDLength, 64)
+	set(&c.MaxEventTags, 2500)
+	set(&c.MaxContentBytes, 128<<10)
+	set(&c.MaxInflight, 256)
+	set(&c.MaxOutboundBytes, 4<<20)
+	set(&c.ReadBufferBytes, 1024)
+	setD(&c.MaxFutureSkew, 15*time.Minute)
+	setD(&c.WriteTimeout, 10*time.Second)
+	setD(&c.PingInterval, 30*time.Second)
+	setD(&c.AuthWindow, 60*time.Second)
+	if c.Name == "" {
+		c.Name = "hive"
+	}
+}
+
+// Hooks are policy slices. Each runs in order; the first refusal wins. A refusal
+// is a message that starts with a NIP-01 prefix ("restricted: ...").
+type Hooks struct {
+	// RejectEvent vets an EVENT after signature checks and before it is stored or relayed.
+	RejectEvent []func(ctx context.Context, c *Conn, ev *nostr.Event) string
+	// RejectFilter vets each filter of a REQ or COUNT; a refusal closes the whole request.
+	RejectFilter []func(ctx context.Context, c *Conn, f nostr.Filter) string
+	// CanRead decides, event by event, whether c may receive ev, for stored and live reads.
+	CanRead []func(c *Conn, ev *nostr.Event) bool
+	// Admit decides whether a NIP-42-verified pubkey may use the hub. Returns a refusal or "".
+	Admit []func(ctx context.Context, c *Conn, auth *nostr.Event) string
+	// Stored runs after an event (or a hub-derived one) is committed and fanned out.
+	Stored []func(ev *nostr.Event)
+}
+
+// Relay serves the hub. Create it with New; it is an http.Handler.
+type Relay struct {
+	cfg   Config
+	store *store.SQLite
+	log   *slog.Logger
+	Hooks Hooks
+
+	upgrader websocket.Upgrader
+	subs     *subIndex
+	fanout   chan *nostr.Event
+
+	mu    sync.Mutex
+	conns map[*Conn]struct{}
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// New builds a relay over st. Call Close to stop it.
+func New(cfg Config, st *store.SQLite, log *slog.Logger) *Relay {
+	cfg.defaults()
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Relay{
+		cfg:    cfg,
+		store:  st,
+		log:    log,
+		subs:   newSubIndex(),
+		fanout: make(chan *nostr.Event, 4096),
+		conns:  make(map[*Conn]struct{}),
+		stop:   make(chan struct{}),
+	}
+	r.upgrader = websocket.Upgrader{
+		ReadBufferSize:  cfg.ReadBufferBytes,
+		WriteBufferSize: 4096,
+		WriteBufferPool: &sync.Pool{},
+		CheckOrigin:     func(*http.Request) bool { return true },
+	}
+	r.wg.Add(2)
+	go r.fanoutLoop()
+	go r.pingLoop()
+	return r
+}
+
+// Config returns the effective configuration.
+func (r *Relay) Config() Config { return r.cfg }
+
+// Store returns the event log the relay writes to.
+func (r *Relay) Store() *store.SQLite { return r.store }
+
+// ServeHTTP answers NIP-11 requests and upgrades websockets.
+func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Header.Get("Upgrade") == "" {
+		if req.Header.Get("Accept") == "application/nostr+json" {
+			r.serveInfo(w)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("hive hub: connect with a Nostr client over websocket\n"))
+		return
+	}
+	ws, err := r.upgrader.Upgrade(w, req, nil)
+	if err != nil {
+		return
+	}
+	c := newConn(r, ws, req)
+	r.mu.Lock()
+	r.conns[c] = struct{}{}
+	r.mu.Unlock()
+	c.readLoop()
+}
+
+// Broadcast hands ev to live subscribers without storing it; hub-side code uses it
+// for events it derived and stored itself.
+func (r *Relay) Broadcast(ev *nostr.Event) {
+	select {
+	case r.fanout <- ev:
+	case <-r.stop:
+	}
+}
+
+// Kick closes every connection authenticated as one of pubkeys, with a CLOSED-style
+// reason sent as a NOTICE first.
+func (r *Relay) Kick(reason string, pubkeys ...string) int {
+	want := make(map[string]bool, len(pubkeys))
+	for _, p := range pubkeys {
+		want[p] = true
+	}
+	var victims []*Conn
+	r.mu.Lock()
+	for c := range r.conns {
+		if pk := c.PubKey(); pk != "" && want[pk] {
+			victims = append(victims, c)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range victims {
+		c.shutdown(reason)
+	}
+	return len(victims)
+}
+
+// Connections returns the number of open connections.
+func (r *Relay) Connections() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.conns)
+}
+
+func (r *Relay) forget(c *Conn) {
+	r.mu.Lock()
+	delete(r.conns, c)
+	r.mu.Unlock()
+	r.subs.removeConn(c)
+}
+
+// Close drops every connection and stops the relay's goroutines. The store is
+// the caller's to close afterwards, so pending writes still commit.
+func (r *Relay) Close() {
+	select {
+	case <-r.stop:
+		return
+	default:
+	}
+	close(r.stop)
+	r.mu.Lock()
+	all := make([]*Conn, 0, len(r.conns))
+	for c := range r.conns {
+		all = append(all, c)
+	}
+	r.mu.Unlock()
+	for _, c := range all {
+		c.shutdown("error: the hub is shutting down")
+	}
+	r.wg.Wait()
+}
+
+func (r *Relay) pingLoop() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		all := make([]*Conn, 0, len(r.conns))
+		for c := range r.conns {
+			all = append(all, c)
+		}
+		r.mu.Unlock()
+		deadline := time.Now().Add(r.cfg.WriteTimeout)
+		for _, c := range all {
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
+				c.shutdown("")
+			}
+		}
+	}
+}

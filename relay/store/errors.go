@@ -1,0 +1,20 @@
+package store
+
+import (
+	"errors"
+
+	"github.com/fiatjaf/eventstore"
+)
+
+// Errors carry their NIP-01 OK prefix so the relay can pass them on verbatim.
+var (
+	ErrDuplicate = eventstore.ErrDupEvent
+	ErrClosed    = errors.New("error: the store is shutting down")
+)
+
+// Rejection is an error whose message starts with a NIP-01 machine-readable prefix.
+type Rejection struct{ Msg string }
+
+func (r *Rejection) Error() string { return r.Msg }
+
+func reject(msg string) error { return &Rejection{Msg: msg} }

@@ -1,0 +1,30 @@
+package store
+
+// schema is plain SQL that a PostgreSQL store can mirror: no SQLite-only column
+// types, the event's canonical JSON kept verbatim in raw.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS events (
+		seq        INTEGER PRIMARY KEY,
+		id         TEXT    NOT NULL UNIQUE,
+		pubkey     TEXT    NOT NULL,
+		created_at INTEGER NOT NULL,
+		kind       INTEGER NOT NULL,
+		d          TEXT,
+		expiration INTEGER,
+		raw        TEXT    NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS events_created ON events (created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_pubkey ON events (pubkey, created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_kind ON events (kind, created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_addr ON events (pubkey, kind, d)`,
+	`CREATE INDEX IF NOT EXISTS events_expiration ON events (expiration) WHERE expiration IS NOT NULL`,
+	// One row per distinct single-letter tag (name, value) of an event; exact on both.
+	`CREATE TABLE IF NOT EXISTS tags (
+		seq        INTEGER NOT NULL,
+		name       TEXT    NOT NULL,
+		value      TEXT    NOT NULL,
+		created_at INTEGER NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS tags_lookup ON tags (name, value, created_at)`,
+	`CREATE INDEX IF NOT EXISTS tags_seq ON tags (seq)`,
+}

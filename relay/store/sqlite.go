@@ -1,0 +1,569 @@
+// Package store is hive's SQLite event log. It implements eventstore.Store and
+// eventstore.Counter with exact tag matching through an indexed tag table, and a
+// single writer goroutine that commits queued events in batches: a write call
+// returns only after the transaction holding its event has committed.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/fiatjaf/eventstore"
+	_ "github.com/mattn/go-sqlite3"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Projector keeps derived tables (hub state) in step with the log. Apply runs in
+// the transaction that inserts ev, so the projection commits with the event or not
+// at all; an error rejects the event. It may return events the hub signs as a
+// consequence (state snapshots, system rows); they are stored in the same
+// transaction and returned to the caller for fan-out.
+type Projector interface {
+	Schema() []string
+	Apply(tx *sql.Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
+}
+
+// Options tune the store. Zero values take the defaults.
+type Options struct {
+	MaxBatch     int // events per write transaction (default 1000)
+	QueueSize    int // pending writes before callers block (default 4096)
+	Readers      int // reader connections (default 4)
+	DefaultLimit int // rows for a filter without limit (default 500)
+	MaxLimit     int // hard cap on limit (default 5000)
+	Projector    Projector
+	Now          func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 1000
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = 4096
+	}
+	if o.Readers <= 0 {
+		o.Readers = 4
+	}
+	if o.DefaultLimit <= 0 {
+		o.DefaultLimit = 500
+	}
+	if o.MaxLimit <= 0 {
+		o.MaxLimit = 5000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// SQLite is the event log. Create it with Open.
+type SQLite struct {
+	opts Options
+	w    *sql.DB // exactly one connection, used only by the writer goroutine
+	r    *sql.DB // read-only pool
+
+	mu     sync.RWMutex // guards closed against concurrent submits
+	closed bool
+	queue  chan *write
+	done   chan struct{}
+}
+
+var (
+	_ eventstore.Store   = (*SQLite)(nil)
+	_ eventstore.Counter = (*SQLite)(nil)
+)
+
+type op int
+
+const (
+	opSave op = iota
+	opDelete
+	opSweep
+	opExec
+)
+
+type write struct {
+	op      op
+	ev      *nostr.Event
+	fn      func(*sql.Tx) error
+	err     error
+	derived []*nostr.Event
+	res     chan struct{}               // closed when done, for waiting callers
+	cb      func([]*nostr.Event, error) // called when done, for async callers
+}
+
+func (w *write) finish() {
+	if w.cb != nil {
+		w.cb(w.derived, w.err)
+		return
+	}
+	close(w.res)
+}
+
+// Open opens (creating if needed) the event log at path and starts its writer.
+func Open(path string, opts Options) (*SQLite, error) {
+	opts.defaults()
+	base := "file:" + (&url.URL{Path: path}).EscapedPath()
+	w, err := sql.Open("sqlite3", base+"?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=10000&_txlock=immediate&_foreign_keys=0&_cache_size=-32000")
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	all := append([]string{}, schema...)
+	if opts.Projector != nil {
+		all = append(all, opts.Projector.Schema()...)
+	}
+	for _, stmt := range all {
+		if _, err := w.Exec(stmt); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("store schema: %w", err)
+		}
+	}
+	r, err := sql.Open("sqlite3", base+"?mode=ro&_journal_mode=WAL&_busy_timeout=10000&_query_only=1&_cache_size=-16000")
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(opts.Readers)
+	r.SetMaxIdleConns(opts.Readers)
+	s := &SQLite{opts: opts, w: w, r: r, queue: make(chan *write, opts.QueueSize), done: make(chan struct{})}
+	go s.writer()
+	return s, nil
+}
+
+// Init satisfies eventstore.Store; Open already did the work.
+func (s *SQLite) Init() error { return nil }
+
+// Close stops accepting writes, commits everything already queued, and closes.
+func (s *SQLite) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.queue)
+	s.mu.Unlock()
+	<-s.done
+	s.r.Close()
+	s.w.Close()
+}
+
+// Limits reports the default and maximum limit the store applies to a filter.
+func (s *SQLite) Limits() (def, max int) { return s.opts.DefaultLimit, s.opts.MaxLimit }
+
+// ReadDB exposes the read-only pool for projections that want to answer queries.
+func (s *SQLite) ReadDB() *sql.DB { return s.r }
+
+func (s *SQLite) enqueue(ctx context.Context, w *write) error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case s.queue <- w:
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return ctx.Err()
+	}
+	s.mu.RUnlock()
+	return nil
+}
+
+func (s *SQLite) submit(ctx context.Context, w *write) error {
+	w.res = make(chan struct{})
+	if err := s.enqueue(ctx, w); err != nil {
+		return err
+	}
+	select {
+	case <-w.res:
+		return w.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Publish stores ev by its kind's storage class (regular, replaceable or
+// addressable; NIP-09 deletions applied) and returns after commit, with any
+// events the projector derived from it.
+func (s *SQLite) Publish(ctx context.Context, ev *nostr.Event) ([]*nostr.Event, error) {
+	w := &write{op: opSave, ev: ev}
+	err := s.submit(ctx, w)
+	return w.derived, err
+}
+
+// PublishAsync queues ev like Publish and returns at once; done is called from
+// the writer goroutine after the commit (or the rejection), so it must not block.
+// It blocks only while the write queue is full.
+func (s *SQLite) PublishAsync(ctx context.Context, ev *nostr.Event, done func(derived []*nostr.Event, err error)) error {
+	return s.enqueue(ctx, &write{op: opSave, ev: ev, cb: done})
+}
+
+// SaveEvent satisfies eventstore.Store. Replaceable kinds are replaced.
+func (s *SQLite) SaveEvent(ctx context.Context, ev *nostr.Event) error {
+	_, err := s.Publish(ctx, ev)
+	return err
+}
+
+// ReplaceEvent satisfies eventstore.Store; Publish already replaces by kind.
+func (s *SQLite) ReplaceEvent(ctx context.Context, ev *nostr.Event) error {
+	_, err := s.Publish(ctx, ev)
+	return err
+}
+
+// DeleteEvent removes ev from the log, with no side effects.
+func (s *SQLite) DeleteEvent(ctx context.Context, ev *nostr.Event) error {
+	return s.submit(ctx, &write{op: opDelete, ev: ev})
+}
+
+// Exec runs fn inside the writer's next transaction, serialised with event writes.
+func (s *SQLite) Exec(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.submit(ctx, &write{op: opExec, fn: fn})
+}
+
+// SweepExpired deletes events whose NIP-40 expiration has passed.
+func (s *SQLite) SweepExpired(ctx context.Context) error {
+	return s.submit(ctx, &write{op: opSweep})
+}
+
+func (s *SQLite) writer() {
+	defer close(s.done)
+	batch := make([]*write, 0, s.opts.MaxBatch)
+	for first := range s.queue {
+		batch = append(batch[:0], first)
+	drain:
+		for len(batch) < s.opts.MaxBatch {
+			select {
+			case w, ok := <-s.queue:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, w)
+			default:
+				break drain
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit applies a batch in one transaction. Each write gets its own savepoint,
+// so one rejected event does not undo the others.
+func (s *SQLite) commit(batch []*write) {
+	finish := func(err error) {
+		for _, w := range batch {
+			if err != nil {
+				w.err, w.derived = err, nil
+			}
+			w.finish()
+		}
+	}
+	tx, err := s.w.Begin()
+	if err != nil {
+		finish(fmt.Errorf("error: could not start a transaction: %w", err))
+		return
+	}
+	for _, w := range batch {
+		if _, err := tx.Exec("SAVEPOINT w"); err != nil {
+			tx.Rollback()
+			finish(fmt.Errorf("error: %w", err))
+			return
+		}
+		w.err = s.apply(tx, w)
+		if w.err != nil {
+			w.derived = nil
+			if _, err := tx.Exec("ROLLBACK TO w"); err != nil {
+				tx.Rollback()
+				finish(fmt.Errorf("error: %w", err))
+				return
+			}
+		}
+		if _, err := tx.Exec("RELEASE w"); err != nil {
+			tx.Rollback()
+			finish(fmt.Errorf("error: %w", err))
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		finish(fmt.Errorf("error: commit failed: %w", err))
+		return
+	}
+	finish(nil)
+}
+
+func (s *SQLite) apply(tx *sql.Tx, w *write) error {
+	switch w.op {
+	case opDelete:
+		return deleteByID(tx, w.ev.ID)
+	case opSweep:
+		return s.sweep(tx)
+	case opExec:
+		return w.fn(tx)
+	}
+	if err := s.insert(tx, w.ev); err != nil {
+		return err
+	}
+	if s.opts.Projector == nil {
+		return nil
+	}
+	derived, err := s.opts.Projector.Apply(tx, w.ev)
+	if err != nil {
+		return err
+	}
+	for _, d := range derived {
+		if err := s.insert(tx, d); err != nil && !errors.Is(err, ErrDuplicate) {
+			return fmt.Errorf("error: storing derived kind %d: %w", d.Kind, err)
+		}
+	}
+	w.derived = derived
+	return nil
+}
+
+func (s *SQLite) insert(tx *sql.Tx, ev *nostr.Event) error {
+	now := s.opts.Now().Unix()
+	var expiration *int64
+	if tag := ev.Tags.Find("expiration"); tag != nil {
+		exp, err := strconv.ParseInt(tag[1], 10, 64)
+		if err != nil {
+			return reject("invalid: expiration tag is not a unix timestamp")
+		}
+		if exp <= now {
+			return reject("invalid: event has already expired")
+		}
+		expiration = &exp
+	}
+	storage := kinds.Classify(ev.Kind).Storage
+	switch storage {
+	case kinds.Ephemeral, kinds.NeverStored:
+		return reject(fmt.Sprintf("invalid: kind %d is %s and is never stored", ev.Kind, storage))
+	}
+	if deleted, err := isDeleted(tx, ev); err != nil {
+		return err
+	} else if deleted {
+		return reject("blocked: this event was deleted by its author")
+	}
+	var d *string
+	switch storage {
+	case kinds.Replaceable:
+		empty := ""
+		d = &empty
+	case kinds.Addressable:
+		v := ev.Tags.GetD()
+		d = &v
+	}
+	if d != nil {
+		if err := replaceOlder(tx, ev, *d); err != nil {
+			return err
+		}
+	}
+	raw, err := ev.MarshalJSON()
+	if err != nil {
+		return reject("invalid: cannot encode event")
+	}
+	res, err := tx.Exec(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, d, expiration, string(raw))
+	if err != nil {
+		return fmt.Errorf("error: insert: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrDuplicate
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("error: insert: %w", err)
+	}
+	seen := make(map[[2]string]struct{}, len(ev.Tags))
+	for _, tag := range ev.Tags {
+		if len(tag) < 2 || len(tag[0]) != 1 {
+			continue
+		}
+		k := [2]string{tag[0], tag[1]}
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = struct{}{}
+		if _, err := tx.Exec(`INSERT INTO tags (seq, name, value, created_at) VALUES (?, ?, ?, ?)`,
+			seq, tag[0], tag[1], int64(ev.CreatedAt)); err != nil {
+			return fmt.Errorf("error: insert tag: %w", err)
+		}
+	}
+	if ev.Kind == kinds.Deletion {
+		return applyDeletion(tx, ev)
+	}
+	return nil
+}
+
+// replaceOlder keeps one event per (pubkey, kind, d): the newest, ties going to
+// the lowest id (NIP-01).
+func replaceOlder(tx *sql.Tx, ev *nostr.Event, d string) error {
+	rows, err := tx.Query(`SELECT seq, id, created_at FROM events WHERE pubkey = ? AND kind = ? AND d = ?`, ev.PubKey, ev.Kind, d)
+	if err != nil {
+		return fmt.Errorf("error: %w", err)
+	}
+	var older []int64
+	for rows.Next() {
+		var seq, at int64
+		var id string
+		if err := rows.Scan(&seq, &id, &at); err != nil {
+			rows.Close()
+			return fmt.Errorf("error: %w", err)
+		}
+		if at > int64(ev.CreatedAt) || (at == int64(ev.CreatedAt) && id <= ev.ID) {
+			rows.Close()
+			if id == ev.ID {
+				return ErrDuplicate
+			}
+			return reject("duplicate: a newer version of this replaceable event is stored")
+		}
+		older = append(older, seq)
+	}
+	rows.Close()
+	for _, seq := range older {
+		if err := deleteSeq(tx, seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isDeleted reports whether a stored NIP-09 deletion by ev's author names ev.
+func isDeleted(tx *sql.Tx, ev *nostr.Event) (bool, error) {
+	var one int
+	err := tx.QueryRow(`SELECT 1 FROM tags t JOIN events e ON e.seq = t.seq
+		WHERE t.name = 'e' AND t.value = ? AND e.kind = ? AND e.pubkey = ? LIMIT 1`,
+		ev.ID, kinds.Deletion, ev.PubKey).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	if err == nil && one == 0 && kinds.Classify(ev.Kind).Storage == kinds.Addressable {
+		addr := fmt.Sprintf("%d:%s:%s", ev.Kind, ev.PubKey, ev.Tags.GetD())
+		err = tx.QueryRow(`SELECT 1 FROM tags t JOIN events e ON e.seq = t.seq
+			WHERE t.name = 'a' AND t.value = ? AND e.kind = ? AND e.pubkey = ? AND e.created_at >= ? LIMIT 1`,
+			addr, kinds.Deletion, ev.PubKey, int64(ev.CreatedAt)).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("error: %w", err)
+	}
+	return one == 1, nil
+}
+
+// applyDeletion removes what a NIP-09 deletion names, if its author wrote it.
+func applyDeletion(tx *sql.Tx, del *nostr.Event) error {
+	for _, tag := range del.Tags {
+		if len(tag) < 2 {
+			continue
+		}
+		switch tag[0] {
+		case "e":
+			var seq int64
+			err := tx.QueryRow(`SELECT seq FROM events WHERE id = ? AND pubkey = ? AND kind != ?`, tag[1], del.PubKey, kinds.Deletion).Scan(&seq)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("error: %w", err)
+			}
+			if err := deleteSeq(tx, seq); err != nil {
+				return err
+			}
+		case "a":
+			kind, pub, d, ok := parseAddr(tag[1])
+			if !ok || pub != del.PubKey {
+				continue
+			}
+			rows, err := tx.Query(`SELECT seq FROM events WHERE pubkey = ? AND kind = ? AND d = ? AND created_at <= ?`, pub, kind, d, int64(del.CreatedAt))
+			if err != nil {
+				return fmt.Errorf("error: %w", err)
+			}
+			var seqs []int64
+			for rows.Next() {
+				var seq int64
+				if err := rows.Scan(&seq); err == nil {
+					seqs = append(seqs, seq)
+				}
+			}
+			rows.Close()
+			for _, seq := range seqs {
+				if err := deleteSeq(tx, seq); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func parseAddr(a string) (kind int, pub, d string, ok bool) {
+	var i, j int
+	for i = 0; i < len(a) && a[i] != ':'; i++ {
+	}
+	if i == len(a) {
+		return
+	}
+	for j = i + 1; j < len(a) && a[j] != ':'; j++ {
+	}
+	if j == len(a) {
+		return
+	}
+	k, err := strconv.Atoi(a[:i])
+	if err != nil {
+		return
+	}
+	return k, a[i+1 : j], a[j+1:], true
+}
+
+func deleteByID(tx *sql.Tx, id string) error {
+	var seq int64
+	err := tx.QueryRow(`SELECT seq FROM events WHERE id = ?`, id).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("error: %w", err)
+	}
+	return deleteSeq(tx, seq)
+}
+
+func deleteSeq(tx *sql.Tx, seq int64) error {
+	if _, err := tx.Exec(`DELETE FROM tags WHERE seq = ?`, seq); err != nil {
+		return fmt.Errorf("error: %w", err)
+	}
+	if _, err := tx.Exec(`DELETE FROM events WHERE seq = ?`, seq); err != nil {
+		return fmt.Errorf("error: %w", err)
+	}
+	return nil
+}
+
+func (s *SQLite) sweep(tx *sql.Tx) error {
+	rows, err := tx.Query(`SELECT seq FROM events WHERE expiration IS NOT NULL AND expiration <= ?`, s.opts.Now().Unix())
+	if err != nil {
+		return fmt.Errorf("error: %w", err)
+	}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err == nil {
+			seqs = append(seqs, seq)
+		}
+	}
+	rows.Close()
+	for _, seq := range seqs {
+		if err := deleteSeq(tx, seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package relay
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// subscription is one open REQ.
+type subscription struct {
+	conn    *Conn
+	id      string
+	filters []nostr.Filter
+	prefix  []byte // rendered ["EVENT",<id>,
+	keys    []string
+}
+
+// subIndex finds the subscriptions an event may interest without scanning all of
+// them: each filter is filed under its most selective field (ids, #h, #p,
+// authors, kinds, in that order), or under "*" when it has none.
+type subIndex struct {
+	mu  sync.RWMutex
+	idx map[string]map[*subscription]struct{}
+}
+
+func newSubIndex() *subIndex {
+	return &subIndex{idx: make(map[string]map[*subscription]struct{})}
+}
+
+func filterKeys(f nostr.Filter) []string {
+	var keys []string
+	switch {
+	case len(f.IDs) > 0:
+		for _, id := range f.IDs {
+			keys = append(keys, "i"+id)
+		}
+	case len(f.Tags["h"]) > 0:
+		for _, v := range f.Tags["h"] {
+			keys = append(keys, "h"+v)
+		}
+	case len(f.Tags["p"]) > 0:
+		for _, v := range f.Tags["p"] {
+			keys = append(keys, "p"+v)
+		}
+	case len(f.Authors) > 0:
+		for _, a := range f.Authors {
+			keys = append(keys, "a"+a)
+		}
+	case len(f.Kinds) > 0:
+		for _, k := range f.Kinds {
+			keys = append(keys, "k"+strconv.Itoa(k))
+		}
+	default:
+		keys = append(keys, "*")
+	}
+	return keys
+}
+
+// eventKeys lists every index key under which a filter matching ev may be filed.
+func eventKeys(ev *nostr.Event) []string {
+	keys := make([]string, 0, 5+len(ev.Tags))
+	keys = append(keys, "*", "i"+ev.ID, "a"+ev.PubKey, "k"+strconv.Itoa(ev.Kind))
+	for _, t := range ev.Tags {
+		if len(t) >= 2 && (t[0] == "h" || t[0] == "p") {
+			keys = append(keys, t[0]+t[1])
+		}
+	}
+	return keys
+}
+
+func (x *subIndex) add(s *subscription) {
+	seen := map[string]bool{}
+	for _, f := range s.filters {
+		for _, k := range filterKeys(f) {
+			if !seen[k] {
+				seen[k] = true
+				s.keys = append(s.keys, k)
+			}
+		}
+	}
+	x.mu.Lock()
+	for _, k := range s.keys {
+		set := x.idx[k]
+		if set == nil {
+			set = make(map[*subscription]struct{}, 1)
+			x.idx[k] = set
+		}
+		set[s] = struct{}{}
+	}
+	x.mu.Unlock()
+}
+
+func (x *subIndex) remove(s *subscription) {
+	x.mu.Lock()
+	for _, k := range s.keys {
+		if set := x.idx[k]; set != nil {
+			delete(set, s)
+			if len(set) == 0 {
+				delete(x.idx, k)
+			}
+		}
+	}
+	x.mu.Unlock()
+}
+
+func (x *subIndex) removeConn(c *Conn) {
+	c.mu.Lock()
+	subs := c.subs
+	c.subs = nil
+	c.mu.Unlock()
+	for _, s := range subs {
+		x.remove(s)
+	}
+}
+
+// candidates calls fn once for each subscription filed under a key of ev.
+// fn runs under the index's read lock and must not block.
+func (x *subIndex) candidates(ev *nostr.Event, fn func(*subscription)) {
+	seen := make(map[*subscription]struct{})
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for _, k := range eventKeys(ev) {
+		for s := range x.idx[k] {
+			if _, dup := seen[s]; dup {
+				continue
+			}
+			seen[s] = struct{}{}
+			fn(s)
+		}
+	}
+}
+
+// fanoutLoop delivers committed events to live subscribers, re-checking every
+// filter and the read policy for each recipient.
+func (r *Relay) fanoutLoop() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case ev := <-r.fanout:
+			r.deliver(ev)
+		}
+	}
+}
+
+func (r *Relay) deliver(ev *nostr.Event) {
+	var evJSON []byte
+	r.subs.candidates(ev, func(s *subscription) {
+		matched := false
+		for _, f := range s.filters {
+			if f.Matches(ev) {
+				matched = true
+				break
+			}
+		}
+		if !matched || !r.canRead(s.conn, ev) {
+			return
+		}
+		if evJSON == nil {
+			evJSON = encodeEvent(ev)
+		}
+		s.conn.send(eventMsg(s.prefix, evJSON))
+	})
+}
+
+func (r *Relay) canRead(c *Conn, ev *nostr.Event) bool {
+	for _, fn := range r.Hooks.CanRead {
+		if !fn(c, ev) {
+			return false
+		}
+	}
+	return true
+}
