@@ -1,8 +1,10 @@
 package identity
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -45,6 +47,33 @@ type Attestation struct {
 // Tag returns the wire form ["auth", owner, conditions, sig].
 func (a *Attestation) Tag() nostr.Tag {
 	return nostr.Tag{AuthTagName, a.Owner, a.RawConditions, a.Sig}
+}
+
+// TagJSON renders a tag as a compact JSON array, without HTML escaping (so
+// "&" and "<" in conditions stay as they are), e.g. for handing an
+// attestation to an agent.
+func TagJSON(tag nostr.Tag) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if tag == nil {
+		tag = nostr.Tag{}
+	}
+	_ = enc.Encode([]string(tag)) // cannot fail for a []string
+	return string(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// ParseTagJSON reads a tag given as a JSON array of strings.
+func ParseTagJSON(s string) (nostr.Tag, error) {
+	var tag []string
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace([]byte(s))))
+	if err := dec.Decode(&tag); err != nil {
+		return nil, fmt.Errorf("%w: want a JSON array of strings like [\"auth\",\"<owner hex>\",\"<conditions>\",\"<sig hex>\"]: %v", ErrMalformedTag, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data after the JSON array", ErrMalformedTag)
+	}
+	return nostr.Tag(tag), nil
 }
 
 // SigningHash returns SHA-256 of the UTF-8 string

@@ -58,6 +58,9 @@ func ParseRevocation(ev *nostr.Event) (owner, agent string, at int64, err error)
 		return "", "", 0, fmt.Errorf("%w: %w: id does not match the event content", ErrBadRevocation, ErrInvalidEvent)
 	}
 	if ok, serr := ev.CheckSignature(); !ok {
+		if serr == nil {
+			serr = errors.New("signature does not verify")
+		}
 		return "", "", 0, fmt.Errorf("%w: %w: %v", ErrBadRevocation, ErrInvalidEvent, serr)
 	}
 	nd := 0
