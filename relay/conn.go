@@ -97,9 +97,8 @@ func (c *Conn) readLoop() {
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(timeout))
 	})
-	if c.relay.cfg.RequireAuth {
-		c.send(authChallenge(c.challenge))
-	}
+	// Always offer NIP-42; RequireAuth decides whether it is enforced.
+	c.send(authChallenge(c.challenge))
 	for {
 		typ, msg, err := c.ws.ReadMessage()
 		if err != nil {

@@ -1,0 +1,51 @@
+# hive: build with cgo and libsecp256k1 (go-nostr vendors the C library).
+export CGO_ENABLED := 1
+TAGS    := libsecp256k1
+GO      ?= go
+BIN     := bin/hive
+DATA    ?= .hive
+ADDR    ?= 127.0.0.1:7447
+
+.PHONY: build run test test-go test-interop vet bench bench-quick fuzz soak clean
+
+build:
+	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/hive
+
+run: build
+	./$(BIN) serve --data $(DATA) --addr $(ADDR)
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet -tags $(TAGS) ./...
+
+test: vet test-go test-interop
+
+test-go:
+	$(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
+
+# The nostr-tools interop suite runs when test/interop exists and node is installed.
+test-interop: build
+	@if [ -f test/interop/package.json ]; then \
+		command -v node >/dev/null || { echo "node is required for test/interop (install Node.js 20+)"; exit 1; }; \
+		cd test/interop && npm ci --no-audit --no-fund --silent && HIVE_BIN=$(CURDIR)/$(BIN) node --test; \
+	fi
+
+bench:
+	cd bench && $(GO) run -tags $(TAGS) . $(BENCHFLAGS)
+
+bench-quick:
+	cd bench && $(GO) run -tags $(TAGS) . -quick $(BENCHFLAGS)
+
+FUZZTIME ?= 30s
+fuzz:
+	@for t in $$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/func //' | sort -u); do \
+		pkg=$$(grep -rlE "^func $$t\(" --include='*_test.go' . | head -1 | xargs dirname); \
+		echo "== $$t in $$pkg"; \
+		$(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+soak:
+	HIVE_CRASH_ROUNDS=50 $(GO) test -tags $(TAGS) -count=1 -timeout 30m -run 'Crash|Soak' -v ./test/
+
+clean:
+	rm -rf bin
