@@ -353,6 +353,9 @@ func SaveKeyFile(path string, k Keys, opts SaveOptions) error {
 // read, written or executed by group or others (any bit of 0o077).
 func CheckKeyFileMode(path string) error {
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("key file %s does not exist (create one with `hive key new --out %s`): %w", path, path, err)
+	}
 	if err != nil {
 		return fmt.Errorf("key file: %w", err)
 	}

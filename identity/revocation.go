@@ -92,18 +92,20 @@ func ParseRevocation(ev *nostr.Event) (owner, agent string, at int64, err error)
 // RevokedBy reports whether an attestation with these conditions is dead
 // given a revocation (same owner, same agent) created at revokedAt.
 //
-// The attestation is dead unless it carries a created_at>T bound with
-// T > revokedAt, i.e. it is dead when revokedAt >= T. A surviving
-// attestation only authorises events created strictly after T, all of them
-// after the revocation, so a tag issued before the revocation (whose bound
-// is at or before it) can never come back. On a tie (T == revokedAt) the
-// revocation wins. Attestations without a created_at> bound are dead once
-// any revocation exists.
+// The attestation survives only if it carries a created_at>T bound with
+// T >= revokedAt; it is dead when revokedAt > T, and dead when it has no
+// created_at> bound at all. A surviving attestation only authorises events
+// created strictly after T, hence strictly after the revocation, so a tag
+// issued before the revocation cannot come back.
 //
-// Caveat: a tag issued before the revocation with a created_at> bound in
-// the future of the revocation survives it; revoke again after that bound
-// (or keep created_at> at issue time, as the hive CLI does).
+// The hive CLI writes created_at>(issue time - 1), i.e. "valid from the
+// issue second on". Such a tag survives a revocation exactly when it was
+// issued in a later second than the revocation; re-attesting in the same
+// second as the revocation gives a dead tag (wait a second and re-attest).
+//
+// Caveat: a tag issued before the revocation with a created_at> bound at or
+// after the revocation survives it; revoke again after that bound.
 func RevokedBy(conds Conditions, revokedAt int64) bool {
 	nb, ok := conds.NotBefore()
-	return !ok || revokedAt >= nb
+	return !ok || revokedAt > nb
 }

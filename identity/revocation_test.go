@@ -91,9 +91,11 @@ func TestRevokedBy(t *testing.T) {
 		{"no bounds", none, 0, true},
 		{"expiry only", exp, 100, true},
 		{"issued before revocation", nb(1000), 2000, true},
-		{"tie: revocation wins", nb(2000), 2000, true},
+		{"bound one second before revocation", nb(1999), 2000, true},
+		{"bound at revocation", nb(2000), 2000, false}, // allows only created_at > 2000
 		{"re-attested after revocation", nb(2001), 2000, false},
 		{"re-attested long after", nb(5000), 2000, false},
+		{"revocation at 0, bound 0", nb(0), 0, false},
 	}
 	for _, tc := range cases {
 		if got := RevokedBy(tc.conds, tc.revokedAt); got != tc.dead {

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/spf13/cobra"
+)
+
+func newAgentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Owner attestations (NIP-OA auth tags) for agent keys",
+		Long: `An owner key attests an agent key with a NIP-OA tag
+["auth", owner_pubkey_hex, conditions, sig_hex]. The agent attaches the tag to
+its AUTH event; the hub admits it on behalf of the owner while the conditions
+hold. See spec/identity.md.`,
+	}
+	usageErrors(cmd)
+	cmd.AddCommand(newAgentAttestCmd(), newAgentVerifyCmd())
+	return cmd
+}
+
+// attestOutput is the --json output of agent attest.
+type attestOutput struct {
+	Tag        nostr.Tag `json:"tag"`
+	Owner      string    `json:"owner"`
+	OwnerNpub  string    `json:"owner_npub"`
+	Agent      string    `json:"agent"`
+	AgentNpub  string    `json:"agent_npub"`
+	Conditions string    `json:"conditions"`
+	Kinds      []int     `json:"kinds"`
+	NotBefore  *int64    `json:"not_before"` // created_at must be >= not_before (null: no bound)
+	ExpiresAt  *int64    `json:"expires_at"` // created_at must be < expires_at (null: no bound)
+}
+
+type attestFlags struct {
+	key       string
+	agent     string
+	expires   string
+	noExpiry  bool
+	kinds     []string
+	notBefore string
+	now       int64
+}
+
+func newAgentAttestCmd() *cobra.Command {
+	var f attestFlags
+	cmd := &cobra.Command{
+		Use:   "attest --key OWNER_KEYFILE --agent NPUB|HEX --expires DURATION",
+		Short: "Sign an attestation tag authorising an agent key; prints the tag as a JSON array",
+		Long: `Sign a NIP-OA auth tag by which the owner (--key) authorises the agent (--agent).
+
+The conditions are built from the flags:
+  --expires D      created_at<(now+D): events must be created before then.
+                   D is a number with unit s, m, h or d, or several (1d12h).
+                   Required unless --no-expiry is given.
+  --not-before T   created_at>(T-1): events must be created at or after T.
+                   T is "now" (default), "none", a unix time or an RFC 3339
+                   time. A tag valid from its issue time on survives a later
+                   revocation of the agent only if it was issued after it
+                   (re-attest at least one second after revoking).
+  --kinds K        kind=K. NIP-OA clauses must all hold, so one tag can name
+                   at most one kind; issue one tag per kind otherwise.
+
+The tag is valid for events with not_before <= created_at < expires_at.`,
+		Example: `  hive agent attest --key owner.key --agent npub1... --expires 30d
+  hive agent attest --key owner.key --agent <hex> --expires 12h --kinds 9 --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAttest(cmd, f) },
+	}
+	cmd.Flags().StringVar(&f.key, "key", "", "owner key file (required)")
+	cmd.Flags().StringVar(&f.agent, "agent", "", "agent public key, npub1... or 64 hex (required)")
+	cmd.Flags().StringVar(&f.expires, "expires", "", "lifetime from now, e.g. 30d, 12h, 90m, 1d12h")
+	cmd.Flags().BoolVar(&f.noExpiry, "no-expiry", false, "issue a tag without created_at< bound (valid until revoked)")
+	cmd.Flags().StringSliceVar(&f.kinds, "kinds", nil, "restrict the tag to this event kind (one kind per tag)")
+	cmd.Flags().StringVar(&f.notBefore, "not-before", "now", `created_at> bound: "now", "none", unix seconds or RFC 3339`)
+	cmd.Flags().Int64Var(&f.now, "now", 0, "use this unix time as the current time (testing)")
+	_ = cmd.Flags().MarkHidden("now")
+	addJSONFlag(cmd)
+	return cmd
+}
+
+func runAttest(cmd *cobra.Command, f attestFlags) error {
+	if f.key == "" {
+		return usageErrorf("--key is required: the owner key file (create one with: hive key new --out owner.key)")
+	}
+	if f.agent == "" {
+		return usageErrorf("--agent is required: the agent's npub or hex public key")
+	}
+	if f.expires != "" && f.noExpiry {
+		return usageErrorf("--expires and --no-expiry conflict: give one of them")
+	}
+	if f.expires == "" && !f.noExpiry {
+		return usageErrorf("refusing to issue an attestation without expiry: pass --expires DURATION (e.g. --expires 30d), or --no-expiry to issue one valid until revoked")
+	}
+	agent, err := identity.ParsePublicKey(f.agent)
+	if err != nil {
+		return usageErrorf("--agent: %v", err)
+	}
+	now := f.now
+	if now == 0 {
+		now = time.Now().Unix()
+	}
+	var conds identity.Conditions
+
+	kinds, err := parseKinds(f.kinds)
+	if err != nil {
+		return err
+	}
+	for _, k := range kinds {
+		conds = conds.WithKind(k)
+	}
+	switch nb := strings.TrimSpace(f.notBefore); nb {
+	case "none", "":
+	case "now":
+		conds = conds.WithNotBefore(now - 1)
+	default:
+		t, err := parseTime(nb)
+		if err != nil {
+			return usageErrorf("--not-before: %v", err)
+		}
+		if t < 1 {
+			return usageErrorf("--not-before %s allows every event; use --not-before none", nb)
+		}
+		conds = conds.WithNotBefore(t - 1)
+	}
+	if f.expires != "" {
+		d, err := parseDuration(f.expires)
+		if err != nil {
+			return usageErrorf("--expires: %v", err)
+		}
+		conds = conds.WithExpiry(now + int64(d/time.Second))
+	}
+	if err := conds.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if !conds.Satisfiable() {
+		return usageErrorf("conditions %q can never hold: the expiry must come after --not-before", conds.String())
+	}
+
+	owner, err := loadKeyFile(cmd, f.key)
+	if err != nil {
+		return err
+	}
+	if owner.PublicHex == agent {
+		return usageErrorf("--agent is the owner's own key: an owner cannot attest itself; create a separate agent key with: hive key new --out agent.key")
+	}
+	tag, err := identity.Attest(owner.SecretHex, agent, conds)
+	if err != nil {
+		return exitWith(exitInvalid, err)
+	}
+	if !jsonOutput(cmd) {
+		fmt.Fprintln(cmd.OutOrStdout(), identity.TagJSON(tag))
+		return nil
+	}
+	out := attestOutput{
+		Tag: tag, Owner: owner.PublicHex, OwnerNpub: owner.Npub(),
+		Agent: agent, AgentNpub: npub(agent),
+		Conditions: tag[2], Kinds: conds.Kinds(),
+	}
+	if t, ok := conds.Expiry(); ok {
+		out.ExpiresAt = &t
+	}
+	if t, ok := conds.NotBefore(); ok {
+		t++ // created_at>T means created_at >= T+1
+		out.NotBefore = &t
+	}
+	return printJSON(cmd, out)
+}
+
+// verifyOutput is the --json output of agent verify.
+type verifyOutput struct {
+	Valid      bool   `json:"valid"`
+	Error      string `json:"error,omitempty"`
+	Owner      string `json:"owner,omitempty"`
+	OwnerNpub  string `json:"owner_npub,omitempty"`
+	Agent      string `json:"agent"`
+	AgentNpub  string `json:"agent_npub"`
+	Conditions string `json:"conditions"`
+	Kinds      []int  `json:"kinds,omitempty"`
+	NotBefore  *int64 `json:"not_before"`     // created_at must be >= not_before (null: no bound)
+	ExpiresAt  *int64 `json:"expires_at"`     // created_at must be < expires_at (null: no bound)
+	At         int64  `json:"at"`             // created_at the time clauses were evaluated at
+	Kind       *int   `json:"kind,omitempty"` // kind the kind clauses were evaluated for
+}
+
+func newAgentVerifyCmd() *cobra.Command {
+	var (
+		agentFlag string
+		tagFlag   string
+		kind      int
+		at        int64
+	)
+	cmd := &cobra.Command{
+		Use:   "verify --agent NPUB|HEX --tag JSON [--kind N] [--at UNIX]",
+		Short: "Verify an attestation tag for an agent; exits 5 when it is not valid",
+		Long: `Verify a NIP-OA auth tag for an agent key: structure, owner signature,
+self-attestation, and the conditions evaluated for created_at = --at (default:
+now) and, when --kind is given, for that kind (kind clauses are not checked
+without --kind). --tag takes the JSON array printed by hive agent attest (the
+--json object is accepted too), or "-" to read it from standard input.`,
+		Example: `  hive agent verify --agent npub1... --tag "$(cat agent.tag)"
+  hive agent attest ... | hive agent verify --agent npub1... --tag - --kind 9`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if agentFlag == "" {
+				return usageErrorf("--agent is required: the agent's npub or hex public key")
+			}
+			if tagFlag == "" {
+				return usageErrorf(`--tag is required: the JSON array ["auth","<owner hex>","<conditions>","<sig hex>"] (or - for standard input)`)
+			}
+			agent, err := identity.ParsePublicKey(agentFlag)
+			if err != nil {
+				return usageErrorf("--agent: %v", err)
+			}
+			raw := tagFlag
+			if raw == "-" {
+				b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 1<<16))
+				if err != nil {
+					return fmt.Errorf("reading the tag from standard input: %w", err)
+				}
+				raw = string(b)
+			}
+			if !cmd.Flags().Changed("at") {
+				at = time.Now().Unix()
+			}
+			var kindPtr *int
+			if cmd.Flags().Changed("kind") {
+				kindPtr = &kind
+			}
+			return runVerify(cmd, agent, raw, kindPtr, at)
+		},
+	}
+	cmd.Flags().StringVar(&agentFlag, "agent", "", "agent public key, npub1... or 64 hex (required)")
+	cmd.Flags().StringVar(&tagFlag, "tag", "", `the auth tag as a JSON array, or "-" for standard input (required)`)
+	cmd.Flags().IntVar(&kind, "kind", 0, "also check the kind= clauses against this event kind")
+	cmd.Flags().Int64Var(&at, "at", 0, "evaluate the time clauses at this unix time (default now)")
+	addJSONFlag(cmd)
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error {
+	out := verifyOutput{Agent: agent, AgentNpub: npub(agent), At: at, Kind: kind}
+	fail := func(code int, err error) error {
+		if jsonOutput(cmd) {
+			out.Valid, out.Error = false, err.Error()
+			if perr := printJSON(cmd, out); perr != nil {
+				return perr
+			}
+		} else {
+			fmt.Fprintf(cmd.OutOrStdout(), "invalid: %v\n", err)
+		}
+		return exitWith(code, err)
+	}
+	tag, err := parseTagArg(raw)
+	if err != nil {
+		return fail(exitInvalid, err)
+	}
+	if len(tag) >= 3 {
+		out.Conditions = tag[2]
+	}
+	a, err := identity.VerifyAuthTag(tag, agent)
+	if err != nil {
+		return fail(exitInvalid, err)
+	}
+	out.Owner, out.OwnerNpub = a.Owner, npub(a.Owner)
+	out.Kinds = a.Conditions.Kinds()
+	if t, ok := a.Conditions.Expiry(); ok {
+		out.ExpiresAt = &t
+	}
+	if t, ok := a.Conditions.NotBefore(); ok {
+		t++ // created_at>T means created_at >= T+1
+		out.NotBefore = &t
+	}
+	if kind != nil {
+		err = a.Conditions.Check(*kind, at)
+	} else {
+		err = a.Conditions.CheckTime(at)
+	}
+	if err != nil {
+		return fail(exitInvalid, err)
+	}
+	out.Valid = true
+	if jsonOutput(cmd) {
+		return printJSON(cmd, out)
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "valid: owner %s authorises agent %s\n", out.OwnerNpub, out.AgentNpub)
+	fmt.Fprintf(w, "owner:      %s\n", a.Owner)
+	fmt.Fprintf(w, "agent:      %s\n", agent)
+	fmt.Fprintf(w, "conditions: %q\n", a.RawConditions)
+	if out.NotBefore != nil {
+		fmt.Fprintf(w, "valid from: %d (%s)\n", *out.NotBefore, fmtTime(*out.NotBefore))
+	}
+	if out.ExpiresAt != nil {
+		fmt.Fprintf(w, "expires:    %d (%s); events must be created before it\n", *out.ExpiresAt, fmtTime(*out.ExpiresAt))
+	} else {
+		fmt.Fprintln(w, "expires:    never (valid until revoked)")
+	}
+	if len(out.Kinds) > 0 && kind == nil {
+		fmt.Fprintf(w, "kinds:      %v (not checked: pass --kind)\n", out.Kinds)
+	}
+	return nil
+}
+
+// parseTagArg accepts the tag JSON array, or the attest --json object.
+func parseTagArg(raw string) (nostr.Tag, error) {
+	raw = strings.TrimSpace(raw)
+	if strings.HasPrefix(raw, "{") {
+		var obj struct {
+			Tag nostr.Tag `json:"tag"`
+		}
+		if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj.Tag == nil {
+			return nil, fmt.Errorf("%w: a JSON object must hold the tag under \"tag\" (as printed by hive agent attest --json)", identity.ErrMalformedTag)
+		}
+		return obj.Tag, nil
+	}
+	return identity.ParseTagJSON(raw)
+}
+
+// parseKinds reads --kinds values (comma separated or repeated). NIP-OA
+// clauses are conjunctive, so more than one distinct kind can never hold.
+func parseKinds(vals []string) ([]int, error) {
+	seen := map[int]bool{}
+	var kinds []int
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 0 || k > identity.MaxConditionKind {
+			return nil, usageErrorf("--kinds: %q is not a kind (0..%d)", v, identity.MaxConditionKind)
+		}
+		if !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) > 1 {
+		return nil, usageErrorf("--kinds %v: a NIP-OA tag must satisfy every kind= clause, so a tag naming %d kinds authorises nothing; issue one attestation per kind, or omit --kinds to allow all kinds", kinds, len(kinds))
+	}
+	return kinds, nil
+}
+
+// maxDuration bounds --expires (NIP-OA timestamps end in 2106 anyway).
+const maxDuration = 200 * 365 * 24 * time.Hour
+
+// parseDuration reads durations like 30d, 12h, 90m, 45s or 1d12h.
+func parseDuration(s string) (time.Duration, error) {
+	orig := s
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("empty duration")
+	}
+	var total time.Duration
+	for s != "" {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(s) {
+			return 0, fmt.Errorf("%q is not a duration: use a number with unit s, m, h or d, e.g. 30d or 1d12h", orig)
+		}
+		n, err := strconv.ParseInt(s[:i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q: number too large", orig)
+		}
+		var unit time.Duration
+		switch s[i] {
+		case 's':
+			unit = time.Second
+		case 'm':
+			unit = time.Minute
+		case 'h':
+			unit = time.Hour
+		case 'd':
+			unit = 24 * time.Hour
+		default:
+			return 0, fmt.Errorf("%q: unknown unit %q: use s, m, h or d", orig, s[i])
+		}
+		if n > int64(maxDuration/unit) {
+			return 0, fmt.Errorf("%q: duration too large", orig)
+		}
+		total += time.Duration(n) * unit
+		if total > maxDuration {
+			return 0, fmt.Errorf("%q: duration too large", orig)
+		}
+		s = s[i+1:]
+	}
+	if total <= 0 {
+		return 0, fmt.Errorf("%q: duration must be positive", orig)
+	}
+	return total, nil
+}
+
+// parseTime reads a unix time in seconds or an RFC 3339 time.
+func parseTime(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("%q: negative time", s)
+		}
+		return n, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a time: use now, none, unix seconds or RFC 3339 (2025-01-02T15:04:05Z)", s)
+	}
+	return t.Unix(), nil
+}
+
+func fmtTime(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) }
+
+func npub(hexKey string) string {
+	k := identity.Keys{PublicHex: hexKey}
+	return k.Npub()
+}
