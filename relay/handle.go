@@ -82,6 +82,9 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 			c.send(okMsg(ev.ID, false, prefixed(err)))
 			return
 		}
+		for _, fn := range r.Hooks.Committed {
+			fn(ev, derived)
+		}
 		c.send(okMsg(ev.ID, true, ""))
 		r.Broadcast(ev)
 		for _, d := range derived {

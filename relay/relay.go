@@ -78,8 +78,9 @@ type Hooks struct {
 	CanRead []func(c *Conn, ev *nostr.Event) bool
 	// Admit decides whether a NIP-42-verified pubkey may use the hub. Returns a refusal or "".
 	Admit []func(ctx context.Context, c *Conn, auth *nostr.Event) string
-	// Stored runs after an event (or a hub-derived one) is committed and fanned out.
-	Stored []func(ev *nostr.Event)
+	// Committed runs after an event and the events derived from it are committed,
+	// before the OK and the fan-out, from the store's writer goroutine: keep it short.
+	Committed []func(ev *nostr.Event, derived []*nostr.Event)
 }
 
 // Relay serves the hub. Create it with New; it is an http.Handler.
@@ -164,17 +165,13 @@ func (r *Relay) Broadcast(ev *nostr.Event) {
 	}
 }
 
-// Kick closes every connection authenticated as one of pubkeys, with a CLOSED-style
-// reason sent as a NOTICE first.
-func (r *Relay) Kick(reason string, pubkeys ...string) int {
-	want := make(map[string]bool, len(pubkeys))
-	for _, p := range pubkeys {
-		want[p] = true
-	}
+// Kick closes every connection for which match is true, sending reason in the
+// close frame. It returns how many it closed.
+func (r *Relay) Kick(reason string, match func(c *Conn) bool) int {
 	var victims []*Conn
 	r.mu.Lock()
 	for c := range r.conns {
-		if pk := c.PubKey(); pk != "" && want[pk] {
+		if match(c) {
 			victims = append(victims, c)
 		}
 	}

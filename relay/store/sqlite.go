@@ -312,12 +312,18 @@ func (s *SQLite) apply(tx *sql.Tx, w *write) error {
 	if err := s.insert(tx, w.ev); err != nil {
 		return err
 	}
-	if s.opts.Projector == nil {
-		return nil
+	var derived []*nostr.Event
+	if s.opts.Projector != nil {
+		var err error
+		// Before NIP-09 deletions apply, so the projector still sees their targets.
+		if derived, err = s.opts.Projector.Apply(tx, w.ev); err != nil {
+			return err
+		}
 	}
-	derived, err := s.opts.Projector.Apply(tx, w.ev)
-	if err != nil {
-		return err
+	if w.ev.Kind == kinds.Deletion {
+		if err := applyDeletion(tx, w.ev); err != nil {
+			return err
+		}
 	}
 	for _, d := range derived {
 		if err := s.insert(tx, d); err != nil && !errors.Is(err, ErrDuplicate) {
@@ -396,9 +402,6 @@ func (s *SQLite) insert(tx *sql.Tx, ev *nostr.Event) error {
 			seq, tag[0], tag[1], int64(ev.CreatedAt)); err != nil {
 			return fmt.Errorf("error: insert tag: %w", err)
 		}
-	}
-	if ev.Kind == kinds.Deletion {
-		return applyDeletion(tx, ev)
 	}
 	return nil
 }

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ainb/hive/relay/store"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/spf13/cobra"
+)
+
+func newImportCmd() *cobra.Command {
+	var data string
+	var skipVerify bool
+	cmd := &cobra.Command{
+		Use:   "import FILE.jsonl",
+		Short: "Load signed events (one JSON object per line) into a stopped hub's event log",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := os.Stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return exitWith(4, err)
+				}
+				defer f.Close()
+				in = f
+			}
+			st, err := store.Open(filepath.Join(data, "hive.db"), store.Options{})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			res, err := importEvents(cmd.Context(), st, in, !skipVerify)
+			fmt.Fprintf(cmd.OutOrStdout(), "stored %d, duplicate %d, rejected %d\n", res.stored, res.dup, res.rejected)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", ".hive", "data directory of the hub (stop the hub first)")
+	cmd.Flags().BoolVar(&skipVerify, "skip-verify", false, "do not check ids and signatures (only for events you produced yourself)")
+	return cmd
+}
+
+type importResult struct{ stored, dup, rejected int64 }
+
+func importEvents(ctx context.Context, st *store.SQLite, in io.Reader, verify bool) (importResult, error) {
+	var res importResult
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		ev := &nostr.Event{}
+		if err := ev.UnmarshalJSON(sc.Bytes()); err != nil {
+			return res, exitWith(5, fmt.Errorf("line %d: not an event: %v", line, err))
+		}
+		if verify {
+			if !ev.CheckID() {
+				return res, exitWith(5, fmt.Errorf("line %d: id does not match the event", line))
+			}
+			if ok, _ := ev.CheckSignature(); !ok {
+				return res, exitWith(5, fmt.Errorf("line %d: bad signature", line))
+			}
+		}
+		wg.Add(1)
+		n := line
+		err := st.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
+			defer wg.Done()
+			switch {
+			case err == nil:
+				atomic.AddInt64(&res.stored, 1)
+			case errors.Is(err, store.ErrDuplicate):
+				atomic.AddInt64(&res.dup, 1)
+			default:
+				atomic.AddInt64(&res.rejected, 1)
+				firstErr.CompareAndSwap(nil, fmt.Errorf("line %d: %v", n, err))
+			}
+		})
+		if err != nil {
+			wg.Done()
+			return res, err
+		}
+	}
+	wg.Wait()
+	if err := sc.Err(); err != nil {
+		return res, err
+	}
+	if e, ok := firstErr.Load().(error); ok {
+		return res, exitWith(5, fmt.Errorf("%d events rejected, first: %w", res.rejected, e))
+	}
+	return res, nil
+}

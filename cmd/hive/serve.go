@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/relay/store"
+	"github.com/spf13/cobra"
+)
+
+type serveFlags struct {
+	addr       string
+	data       string
+	publicURLs []string
+	admin      string
+	pprof      string
+	verbose    bool
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the hub: a closed Nostr relay over an embedded SQLite event log",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:7447", "address to listen on")
+	cmd.Flags().StringVar(&f.data, "data", ".hive", "data directory (holds hive.db and the hub's keys)")
+	cmd.Flags().StringArrayVar(&f.publicURLs, "public-url", nil, "ws:// or wss:// URL clients use to reach the hub (repeatable; default ws://ADDR)")
+	cmd.Flags().StringVar(&f.admin, "admin", "", "admin pubkey (npub or hex); default: create DATA/admin.key on first start")
+	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060)")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "debug logging")
+	return cmd
+}
+
+// hubKeys loads or creates the hub's own key and resolves the admin pubkey.
+func hubKeys(dir, adminFlag string, log *slog.Logger) (hub identity.Keys, admin string, err error) {
+	load := func(path string) (identity.Keys, error) {
+		k, err := identity.LoadKeyFile(path, identity.EnvOrPrompt(os.LookupEnv, nil))
+		if errors.Is(err, os.ErrNotExist) {
+			if k, err = identity.GenerateKeys(); err != nil {
+				return k, err
+			}
+			if err = identity.SaveKeyFile(path, k, identity.SaveOptions{}); err != nil {
+				return k, err
+			}
+			log.Info("created key", "file", path, "npub", k.Npub())
+		}
+		return k, err
+	}
+	if hub, err = load(filepath.Join(dir, "hub.key")); err != nil {
+		return hub, "", err
+	}
+	if adminFlag != "" {
+		admin, err = identity.ParsePublicKey(adminFlag)
+		if err != nil {
+			return hub, "", exitWith(2, fmt.Errorf("--admin: %w", err))
+		}
+		return hub, admin, nil
+	}
+	k, err := load(filepath.Join(dir, "admin.key"))
+	return hub, k.PublicHex, err
+}
+
+func serve(ctx context.Context, f serveFlags) error {
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if err := os.MkdirAll(f.data, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	hub, admin, err := hubKeys(f.data, f.admin, log)
+	if err != nil {
+		return err
+	}
+	urls := f.publicURLs
+	if len(urls) == 0 {
+		urls = []string{"ws://" + f.addr}
+	}
+	for _, u := range urls {
+		if _, ok := relay.NormalizeURL(u); !ok {
+			return exitWith(2, fmt.Errorf("--public-url %q: want a ws:// or wss:// URL", u))
+		}
+	}
+	st, err := store.Open(filepath.Join(f.data, "hive.db"), store.Options{})
+	if err != nil {
+		return fmt.Errorf("opening the event log: %w", err)
+	}
+	defer st.Close()
+	rl := relay.New(relay.Config{
+		PubKey:     admin,
+		PublicURLs: urls,
+	}, st, log)
+	_ = hub
+
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return exitWith(6, fmt.Errorf("listen on %s: %w (is another hub running? pick another --addr)", f.addr, err))
+	}
+	srv := &http.Server{Handler: rl, ReadHeaderTimeout: 10 * time.Second}
+	if f.pprof != "" {
+		go servePprof(f.pprof, log)
+	}
+	go sweepExpired(ctx, st, log)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("hive hub serving", "addr", ln.Addr().String(), "public", urls, "admin", admin, "data", f.data)
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		return err
+	}
+	log.Info("shutting down: committing pending writes")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	rl.Close()
+	st.Close()
+	log.Info("stopped")
+	return nil
+}
+
+func sweepExpired(ctx context.Context, st *store.SQLite, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := st.SweepExpired(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("expiration sweep failed", "err", err)
+			}
+		}
+	}
+}
+
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	log.Info("pprof serving", "addr", addr)
+	if err := http.ListenAndServe(addr, mux); err != nil {
+		log.Warn("pprof stopped", "err", err)
+	}
+}
