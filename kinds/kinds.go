@@ -86,7 +86,7 @@ const (
 // table is read-only after package init; Lookup hands out copies.
 var table = []Kind{
 	{Profile, "profile", NonConversational, Replaceable, nil, Members, false, "agents add their NIP-OA `auth` tag and a bot marker"},
-	{Deletion, "deletion (NIP-09)", AuxOverlay, Regular, []string{"e|a"}, Members, false, "author's own events only"},
+	{Deletion, "deletion (NIP-09)", AuxOverlay, Regular, []string{"e|a"}, ChannelMembers, false, "author's own events only; channel derived from the target; hub state events cannot be deleted"},
 	{Reaction, "reaction", AuxOverlay, Regular, []string{"e"}, ChannelMembers, false, "`e` = target; channel derived from the target"},
 	{Message, "message", Content, Regular, []string{"h"}, ChannelMembers, false, "`h` = channel id; NIP-10 `e` root/reply markers for threads; `p` mentions"},
 	{HubMemberAdd, "hub member added (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, "signed by a hub admin"},

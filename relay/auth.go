@@ -34,6 +34,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	for _, fn := range r.Hooks.Admit {
 		if msg := fn(c.ctx, c, ev); msg != "" {
 			c.SetOwner("")
+			c.SetMeta(nil)
 			c.send(okMsg(ev.ID, false, msg))
 			return
 		}

@@ -28,6 +28,7 @@ type Conn struct {
 	mu       sync.Mutex
 	pubkey   string // NIP-42 authenticated pubkey
 	owner    string // for an attested agent or device: its owner
+	meta     any    // policy data attached at AUTH (e.g. the attestation)
 	out      [][]byte
 	outBytes int
 	writing  bool
@@ -79,6 +80,20 @@ func (c *Conn) SetOwner(owner string) {
 	c.mu.Lock()
 	c.owner = owner
 	c.mu.Unlock()
+}
+
+// SetMeta attaches policy data to the connection (done during Admit).
+func (c *Conn) SetMeta(v any) {
+	c.mu.Lock()
+	c.meta = v
+	c.mu.Unlock()
+}
+
+// Meta returns what SetMeta attached.
+func (c *Conn) Meta() any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.meta
 }
 
 // Challenge is this connection's NIP-42 challenge.

@@ -73,8 +73,9 @@ func startOpenHub(t testing.TB, cfg relay.Config) *testHub {
 
 // raw is a bare websocket client for what go-nostr's client would not send.
 type raw struct {
-	t  testing.TB
-	ws *websocket.Conn
+	t         testing.TB
+	ws        *websocket.Conn
+	challenge string // the hub's NIP-42 challenge, once seen
 }
 
 func dialRaw(t testing.TB, url string) *raw {
@@ -84,7 +85,7 @@ func dialRaw(t testing.TB, url string) *raw {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	return &raw{t, ws}
+	return &raw{t: t, ws: ws}
 }
 
 func (r *raw) send(v any) {
@@ -121,6 +122,9 @@ func (r *raw) expect(label string) []json.RawMessage {
 	r.t.Helper()
 	for i := 0; i < 1000; i++ {
 		m := r.next(5 * time.Second)
+		if str(m[0]) == "AUTH" {
+			r.challenge = str(m[1])
+		}
 		if str(m[0]) == label {
 			return m
 		}
@@ -138,7 +142,7 @@ func str(m json.RawMessage) string {
 // auth answers the hub's NIP-42 challenge as k and returns the OK reason.
 func (r *raw) auth(k key, url string) (bool, string) {
 	r.t.Helper()
-	ch := str(r.expect("AUTH")[1])
+	ch := r.waitChallenge()
 	ev := k.sign(r.t, 22242, "", nostr.Tag{"relay", url}, nostr.Tag{"challenge", ch})
 	r.send([]any{"AUTH", ev})
 	ok := r.expect("OK")
@@ -210,3 +214,10 @@ func ctxT(t testing.TB) context.Context {
 }
 
 var _ = fmt.Sprint
+
+func (r *raw) waitChallenge() string {
+	if r.challenge == "" {
+		r.expect("AUTH")
+	}
+	return r.challenge
+}

@@ -6,22 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
+	"github.com/ainb/hive/relay/hub"
 	"github.com/ainb/hive/relay/store"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
 
 func newImportCmd() *cobra.Command {
-	var data string
+	var data, adminFlag string
 	var skipVerify bool
 	cmd := &cobra.Command{
 		Use:   "import FILE.jsonl",
-		Short: "Load signed events (one JSON object per line) into a stopped hub's event log",
+		Short: "Load signed events (one JSON object per line) into a stopped hub's event log, through the hub's rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := os.Stdin
@@ -33,17 +35,23 @@ func newImportCmd() *cobra.Command {
 				defer f.Close()
 				in = f
 			}
-			st, err := store.Open(filepath.Join(data, "hive.db"), store.Options{})
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			hubKey, admin, err := hubKeys(data, adminFlag, log)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			res, err := importEvents(cmd.Context(), st, in, !skipVerify)
+			h, err := hub.Open(hub.Config{DBPath: filepath.Join(data, "hive.db"), Admin: admin, Keys: hubKey, Log: log})
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			res, err := importEvents(cmd.Context(), h.Store, in, !skipVerify)
 			fmt.Fprintf(cmd.OutOrStdout(), "stored %d, duplicate %d, rejected %d\n", res.stored, res.dup, res.rejected)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", ".hive", "data directory of the hub (stop the hub first)")
+	cmd.Flags().StringVar(&adminFlag, "admin", "", "admin pubkey, as given to hive serve (default: DATA/admin.key)")
 	cmd.Flags().BoolVar(&skipVerify, "skip-verify", false, "do not check ids and signatures (only for events you produced yourself)")
 	return cmd
 }

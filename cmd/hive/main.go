@@ -16,7 +16,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(), newImportCmd(), newKeyCmd(), newAgentCmd())
+	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "hive:", err)
 		var ee *exitError

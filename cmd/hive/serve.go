@@ -16,6 +16,7 @@ import (
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/relay/hub"
 	"github.com/ainb/hive/relay/store"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ func serve(ctx context.Context, f serveFlags) error {
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	hub, admin, err := hubKeys(f.data, f.admin, log)
+	hubKey, admin, err := hubKeys(f.data, f.admin, log)
 	if err != nil {
 		return err
 	}
@@ -101,16 +102,18 @@ func serve(ctx context.Context, f serveFlags) error {
 			return exitWith(2, fmt.Errorf("--public-url %q: want a ws:// or wss:// URL", u))
 		}
 	}
-	st, err := store.Open(filepath.Join(f.data, "hive.db"), store.Options{})
+	h, err := hub.Open(hub.Config{
+		DBPath: filepath.Join(f.data, "hive.db"),
+		Admin:  admin,
+		Keys:   hubKey,
+		Relay:  relay.Config{PublicURLs: urls},
+		Log:    log,
+	})
 	if err != nil {
-		return fmt.Errorf("opening the event log: %w", err)
+		return fmt.Errorf("opening the hub: %w", err)
 	}
-	defer st.Close()
-	rl := relay.New(relay.Config{
-		PubKey:     admin,
-		PublicURLs: urls,
-	}, st, log)
-	_ = hub
+	defer h.Close()
+	st, rl := h.Store, h.Relay
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -133,8 +136,7 @@ func serve(ctx context.Context, f serveFlags) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	srv.Shutdown(sctx)
-	rl.Close()
-	st.Close()
+	h.Close()
 	log.Info("stopped")
 	return nil
 }

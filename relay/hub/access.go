@@ -1,0 +1,249 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// rejectEvent runs before an event is stored or relayed: authorship, hub-only
+// kinds, the attestation's own conditions, and the rules of ephemeral kinds
+// (stored kinds are checked again in the write transaction).
+func (h *Hub) rejectEvent(_ context.Context, c *relay.Conn, ev *nostr.Event) string {
+	if ev.PubKey != c.PubKey() {
+		return "restricted: the event's pubkey must be the key this connection authenticated as"
+	}
+	k := kinds.Classify(ev.Kind)
+	if k.HubSigned {
+		return fmt.Sprintf("restricted: kind %d is signed by the hub only", ev.Kind)
+	}
+	v := h.snapshotView()
+	if a, ok := c.Meta().(*identity.Attestation); ok {
+		if _, member := v.members[a.Owner]; !member {
+			return "restricted: your owner is no longer a hub member"
+		}
+		if at, ok := v.revocations[[2]string{a.Owner, ev.PubKey}]; ok && identity.RevokedBy(a.Conditions, at) {
+			return "restricted: your attestation was revoked"
+		}
+		if err := a.Conditions.Check(ev.Kind, int64(ev.CreatedAt)); err != nil {
+			return "restricted: your owner's attestation does not cover this event: " + err.Error()
+		}
+	}
+	if k.Storage != kinds.Ephemeral {
+		return ""
+	}
+	for _, req := range k.RequiredTags {
+		if tagValue(ev, req) == "" {
+			return fmt.Sprintf("invalid: kind %d needs a %q tag", ev.Kind, req)
+		}
+	}
+	if ch := tagValue(ev, "h"); ch != "" {
+		if cv := v.channels[ch]; cv != nil {
+			if _, member := cv.members[ev.PubKey]; cv.deleted || !(cv.open() || member) {
+				return "restricted: not a member of channel " + ch
+			}
+		}
+	}
+	if ev.Kind == kinds.ObserverFrame {
+		to := tagValue(ev, "p")
+		if c.Owner() != to && v.agents[to] != ev.PubKey {
+			return "restricted: observer frames go only between an agent and its owner"
+		}
+	}
+	return ""
+}
+
+// canRead is the per-event read gate, applied to every stored result and to
+// every live delivery.
+func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
+	reader := c.PubKey()
+	if reader == "" {
+		return false
+	}
+	switch kinds.Classify(ev.Kind).Gate {
+	case kinds.AuthorOnly:
+		return ev.PubKey == reader
+	case kinds.RecipientOnly:
+		return ev.PubKey == reader || ev.Tags.ContainsAny("p", []string{reader})
+	}
+	ch := h.channelOf(ev)
+	return ch == "" || h.snapshotView().canRead(ch, reader)
+}
+
+// channelOf is the channel an event belongs to: its h tag, the d tag of a
+// channel state event, or for reactions and deletions their target's channel.
+func (h *Hub) channelOf(ev *nostr.Event) string {
+	if ch := tagValue(ev, "h"); ch != "" {
+		return ch
+	}
+	switch ev.Kind {
+	case kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers:
+		return tagValue(ev, "d")
+	case kinds.Reaction, kinds.Deletion:
+		for _, tg := range ev.Tags {
+			if len(tg) >= 2 && tg[0] == "e" {
+				if ch := h.channelOfID(tg[1]); ch != "" {
+					return ch
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// channelOfID looks up the channel of a stored event (cached: an event's
+// channel never changes). Unknown ids are not cached: they may arrive later.
+func (h *Hub) channelOfID(id string) string {
+	if ch, ok := h.targets.get(id); ok {
+		return ch
+	}
+	var kind int
+	var hv, dv string
+	err := h.Store.ReadDB().QueryRow(`SELECT e.kind,
+		COALESCE((SELECT value FROM tags WHERE seq = e.seq AND name = 'h' LIMIT 1), ''),
+		COALESCE((SELECT value FROM tags WHERE seq = e.seq AND name = 'd' LIMIT 1), '')
+		FROM events e WHERE e.id = ?`, id).Scan(&kind, &hv, &dv)
+	if err != nil {
+		return ""
+	}
+	ch := hv
+	if ch == "" && (kind == kinds.GroupMetadata || kind == kinds.GroupAdmins || kind == kinds.GroupMembers) {
+		ch = dv
+	}
+	h.targets.put(id, ch)
+	return ch
+}
+
+// rejectFilter refuses a REQ or COUNT that could match events the reader may
+// not see, instead of returning a silently filtered result that looks complete.
+func (h *Hub) rejectFilter(_ context.Context, c *relay.Conn, f nostr.Filter) string {
+	reader := c.PubKey()
+	gates := map[kinds.Gate][]int{}
+	if f.Kinds == nil {
+		gates[kinds.ChannelMembers] = nil
+		gates[kinds.AuthorOnly] = nil
+		gates[kinds.RecipientOnly] = nil
+	}
+	for _, k := range f.Kinds {
+		g := kinds.Classify(k).Gate
+		gates[g] = append(gates[g], k)
+	}
+	only := func(vals []string) bool {
+		for _, v := range vals {
+			if v != reader {
+				return false
+			}
+		}
+		return len(vals) > 0
+	}
+	if _, ok := gates[kinds.AuthorOnly]; ok && !only(f.Authors) {
+		return fmt.Sprintf("restricted: kinds %v are readable by their author only; add authors:[your pubkey]", orAll(gates[kinds.AuthorOnly]))
+	}
+	if _, ok := gates[kinds.RecipientOnly]; ok && !only(f.Tags["p"]) && !only(f.Authors) {
+		return fmt.Sprintf("restricted: kinds %v are readable by their p-tagged recipient only; add #p:[your pubkey]", orAll(gates[kinds.RecipientOnly]))
+	}
+	if _, ok := gates[kinds.ChannelMembers]; ok {
+		if ch := h.unreadableChannel(f, reader, gates[kinds.ChannelMembers]); ch != "" {
+			return "restricted: " + ch
+		}
+	}
+	return ""
+}
+
+func orAll(ks []int) any {
+	if ks == nil {
+		return "(all)"
+	}
+	return ks
+}
+
+// unreadableChannel explains why f could reach a channel the reader cannot
+// read, or returns "".
+func (h *Hub) unreadableChannel(f nostr.Filter, reader string, ks []int) string {
+	v := h.snapshotView()
+	check := func(chs []string) string {
+		for _, ch := range chs {
+			if !v.canRead(ch, reader) {
+				return "not a member of channel " + ch
+			}
+		}
+		return ""
+	}
+	switch {
+	case len(f.Tags["h"]) > 0:
+		return check(f.Tags["h"])
+	case len(f.Tags["d"]) > 0 && allIn(ks, kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers):
+		return check(f.Tags["d"])
+	case len(f.Tags["p"]) == 1 && f.Tags["p"][0] == reader && allIn(ks, kinds.GroupAdmins, kinds.GroupMembers):
+		return "" // rosters that list the reader: the reader is a member of each
+	case len(f.IDs) > 0 || len(f.Tags["e"]) > 0:
+		ids := append(append([]string{}, f.IDs...), f.Tags["e"]...)
+		var chs []string
+		for _, id := range ids {
+			if ch := h.channelOfID(id); ch != "" {
+				chs = append(chs, ch)
+			}
+		}
+		if msg := check(chs); msg != "" {
+			return "an event you asked for is in a channel you are not in (" + msg + ")"
+		}
+		return ""
+	}
+	for id := range v.channels {
+		if !v.canRead(id, reader) {
+			return "this filter could match events of channels you are not in; name your channels with #h (or use ids/#e)"
+		}
+	}
+	return ""
+}
+
+func allIn(ks []int, allowed ...int) bool {
+	if ks == nil {
+		return false
+	}
+	for _, k := range ks {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || k == a
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// channelCache is a small bounded map of event id → channel.
+type channelCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]string
+}
+
+func newChannelCache(max int) *channelCache {
+	return &channelCache{max: max, m: make(map[string]string, max)}
+}
+
+func (c *channelCache) get(id string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.m[id]
+	return ch, ok
+}
+
+func (c *channelCache) put(id, ch string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		for k := range c.m { // drop an arbitrary entry
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[id] = ch
+}

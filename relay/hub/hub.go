@@ -1,0 +1,149 @@
+// Package hub makes the relay a closed team hub: NIP-42 admission of members
+// and of agents their owners attest (NIP-OA), channels with roles, read
+// gating on stored and live reads, and hub state kept as projections of the
+// event log, updated in the transaction that stores each event.
+package hub
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/relay/store"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Config wires a hub.
+type Config struct {
+	DBPath string
+	Admin  string        // hex pubkey of the configured admin, the first member
+	Keys   identity.Keys // the hub's own key, signs 39000-39002 and 40099
+	Relay  relay.Config
+	Store  store.Options
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+// Hub is a running closed hub.
+type Hub struct {
+	admin string
+	keys  identity.Keys
+	log   *slog.Logger
+	now   func() time.Time
+
+	Store *store.SQLite
+	Relay *relay.Relay
+
+	mu   sync.RWMutex
+	view *view
+
+	targets *channelCache
+}
+
+// Open opens the log, rebuilds the projections from it, and builds the relay.
+func Open(cfg Config) (*Hub, error) {
+	if !isHex64(cfg.Admin) {
+		return nil, fmt.Errorf("hub admin must be a 64-character hex pubkey")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
+	cfg.Store.Projector = &projector{hub: h}
+	st, err := store.Open(cfg.DBPath, cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	h.Store = st
+	n, bad, err := h.Rebuild(context.Background())
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("rebuilding hub state from the log: %w", err)
+	}
+	if bad > 0 {
+		h.log.Warn("events in the log no longer pass the hub's rules; they are kept but do not count", "count", bad)
+	}
+	h.log.Info("hub state rebuilt from the log", "state_events", n)
+	if err := h.reload(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	rc := cfg.Relay
+	rc.RequireAuth = true
+	rc.PubKey = cfg.Admin
+	h.Relay = relay.New(rc, st, cfg.Log)
+	h.Relay.Hooks.Admit = append(h.Relay.Hooks.Admit, h.admit)
+	h.Relay.Hooks.RejectEvent = append(h.Relay.Hooks.RejectEvent, h.rejectEvent)
+	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
+	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
+	h.Relay.Hooks.Committed = append(h.Relay.Hooks.Committed, h.committed)
+	return h, nil
+}
+
+// Close stops the relay, then commits pending writes and closes the log.
+func (h *Hub) Close() {
+	h.Relay.Close()
+	h.Store.Close()
+}
+
+// Admin is the configured admin's pubkey.
+func (h *Hub) Admin() string { return h.admin }
+
+func (h *Hub) reload() error {
+	v, err := loadView(h.Store.ReadDB(), h.admin)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.view = v
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *Hub) snapshotView() *view {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.view
+}
+
+// committed refreshes the read view after a state change and closes the
+// connections a removal or revocation cut off.
+func (h *Hub) committed(ev *nostr.Event, derived []*nostr.Event) {
+	state := false
+	for _, k := range stateKinds {
+		state = state || ev.Kind == k
+	}
+	if !state || ev.Kind == kinds.Reaction {
+		return
+	}
+	if err := h.reload(); err != nil {
+		h.log.Error("reloading hub state", "err", err)
+	}
+	switch ev.Kind {
+	case kinds.HubMemberRemove:
+		gone := tagValue(ev, "p")
+		n := h.Relay.Kick("restricted: removed from the hub", func(c *relay.Conn) bool {
+			return c.PubKey() == gone || c.Owner() == gone
+		})
+		h.log.Info("hub member removed", "pubkey", gone, "connections_closed", n)
+	case kinds.AgentRevocation:
+		owner, agent, _, err := identity.ParseRevocation(ev)
+		if err != nil {
+			return
+		}
+		n := h.Relay.Kick("restricted: attestation revoked by its owner", func(c *relay.Conn) bool {
+			return c.PubKey() == agent && c.Owner() == owner
+		})
+		h.log.Info("agent revoked", "agent", agent, "owner", owner, "connections_closed", n)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

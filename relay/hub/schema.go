@@ -1,0 +1,53 @@
+package hub
+
+// projectionTables are derived from the log: Rebuild empties and refills them,
+// and replay --verify compares them. Their columns hold nothing that is not a
+// function of the log.
+var projectionTables = []string{"hub_members", "channels", "channel_members", "agents", "revocations", "reactions"}
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS hub_members (
+		pubkey   TEXT PRIMARY KEY,
+		role     TEXT NOT NULL,
+		added_by TEXT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS channels (
+		id         TEXT PRIMARY KEY,
+		name       TEXT NOT NULL,
+		about      TEXT NOT NULL,
+		visibility TEXT NOT NULL,
+		type       TEXT NOT NULL,
+		creator    TEXT NOT NULL,
+		deleted    INTEGER NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS channel_members (
+		channel TEXT NOT NULL,
+		pubkey  TEXT NOT NULL,
+		role    TEXT NOT NULL,
+		PRIMARY KEY (channel, pubkey)
+	)`,
+	`CREATE TABLE IF NOT EXISTS agents (
+		agent      TEXT PRIMARY KEY,
+		owner      TEXT NOT NULL,
+		conditions TEXT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS revocations (
+		owner      TEXT NOT NULL,
+		agent      TEXT NOT NULL,
+		revoked_at INTEGER NOT NULL,
+		PRIMARY KEY (owner, agent)
+	)`,
+	`CREATE TABLE IF NOT EXISTS reactions (
+		target   TEXT NOT NULL,
+		author   TEXT NOT NULL,
+		content  TEXT NOT NULL,
+		event_id TEXT NOT NULL,
+		PRIMARY KEY (target, author, content)
+	)`,
+	// Not a projection: the created_at of the hub's last state snapshot per
+	// channel, so each new snapshot is strictly newer than the last.
+	`CREATE TABLE IF NOT EXISTS state_clock (
+		channel TEXT PRIMARY KEY,
+		at      INTEGER NOT NULL
+	)`,
+}

@@ -1,0 +1,121 @@
+package test
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/relay/hub"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+type closedHub struct {
+	URL   string
+	Path  string
+	Admin key
+	Hub   *hub.Hub
+	stop  func()
+}
+
+// startClosedHub runs the real closed hub (hub.Open, as hive serve does) on 127.0.0.1.
+func startClosedHub(t testing.TB) *closedHub {
+	t.Helper()
+	return startClosedHubAt(t, filepath.Join(t.TempDir(), "hive.db"), newKey(t))
+}
+
+func startClosedHubAt(t testing.TB, path string, admin key) *closedHub {
+	t.Helper()
+	hk, err := identity.GenerateKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "ws://" + ln.Addr().String()
+	h, err := hub.Open(hub.Config{DBPath: path, Admin: admin.pk, Keys: hk, Relay: relay.Config{PublicURLs: []string{url}}, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h.Relay}
+	go srv.Serve(ln)
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			srv.Close()
+			h.Close()
+		}
+	}
+	t.Cleanup(stop)
+	return &closedHub{URL: url, Path: path, Admin: admin, Hub: h, stop: stop}
+}
+
+// as connects and authenticates as k, failing the test if AUTH is refused.
+func (h *closedHub) as(t testing.TB, k key, extra ...nostr.Tag) *raw {
+	t.Helper()
+	r := dialRaw(t, h.URL)
+	if ok, msg := r.authWith(k, h.URL, 0, extra...); !ok {
+		t.Fatalf("AUTH as %s refused: %s", k.pk[:8], msg)
+	}
+	return r
+}
+
+// authWith answers the challenge with created_at shifted by skew and extra tags.
+func (r *raw) authWith(k key, url string, skew time.Duration, extra ...nostr.Tag) (bool, string) {
+	r.t.Helper()
+	ch := r.waitChallenge()
+	tags := append(nostr.Tags{{"relay", url}, {"challenge", ch}}, extra...)
+	ev := &nostr.Event{Kind: 22242, CreatedAt: nostr.Timestamp(time.Now().Add(skew).Unix()), Tags: tags}
+	ev.Sign(k.sk)
+	r.send([]any{"AUTH", ev})
+	ok := r.expect("OK")
+	return string(ok[2]) == "true", str(ok[3])
+}
+
+// must publishes and fails the test unless the hub accepts.
+func (r *raw) must(ev *nostr.Event) *nostr.Event {
+	r.t.Helper()
+	if ok, msg := r.publish(ev); !ok {
+		r.t.Fatalf("kind %d refused: %s", ev.Kind, msg)
+	}
+	return ev
+}
+
+// refused publishes and checks the hub refuses with prefix.
+func (r *raw) refused(ev *nostr.Event, prefix string) {
+	r.t.Helper()
+	ok, msg := r.publish(ev)
+	if ok || !hasPrefix(msg, prefix) {
+		r.t.Fatalf("kind %d: got ok=%v %q, want a refusal starting %q", ev.Kind, ok, msg, prefix)
+	}
+}
+
+func (h *closedHub) addMember(t testing.TB, admin *raw, k key) {
+	t.Helper()
+	admin.must(h.Admin.sign(t, 8000, "", nostr.Tag{"p", k.pk}))
+}
+
+func createChannel(t testing.TB, r *raw, owner key, id, visibility string, extra ...nostr.Tag) {
+	t.Helper()
+	tags := append([]nostr.Tag{{"h", id}, {"name", id}, {"visibility", visibility}}, extra...)
+	r.must(owner.sign(t, 9007, "", tags...))
+}
+
+// attest makes an owner's NIP-OA tag for agent, valid from a minute ago for d.
+func attest(t testing.TB, owner, agent key, d time.Duration) nostr.Tag {
+	t.Helper()
+	now := time.Now().Unix()
+	conds := identity.Conditions{}.WithNotBefore(now - 60).WithExpiry(now + int64(d.Seconds()))
+	tag, err := identity.Attest(owner.sk, agent.pk, conds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tag
+}
