@@ -31,7 +31,7 @@ test-interop: build
 	fi
 
 bench:
-	cd bench && $(GO) run -tags $(TAGS) . $(BENCHFLAGS)
+	cd bench && $(GO) run -tags $(TAGS) . -write-readme $(BENCHFLAGS)
 
 bench-quick:
 	cd bench && $(GO) run -tags $(TAGS) . -quick $(BENCHFLAGS)

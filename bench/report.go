@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+func fmtDur(d time.Duration) string {
+	if d < 0 {
+		return "-"
+	}
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms < 10:
+		return fmt.Sprintf("%.2f ms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.1f ms", ms)
+	default:
+		return fmt.Sprintf("%.2f s", ms/1000)
+	}
+}
+
+func fmtCount(n int) string {
+	s := fmt.Sprint(n)
+	if n < 10000 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// cell is one measured value: shown as text, compared by num.
+type cell struct {
+	text string
+	num  float64
+	ok   bool // has a value
+}
+
+func none() cell { return cell{text: "-"} }
+
+func durCell(d time.Duration) cell {
+	if d < 0 {
+		return none()
+	}
+	return cell{fmtDur(d), float64(d), true}
+}
+
+func numCell(v float64, format string) cell { return cell{fmt.Sprintf(format, v), v, true} }
+
+func intCell(n int) cell { return cell{fmtCount(n), float64(n), true} }
+
+type row struct {
+	workload, metric string
+	hive, peer       cell
+	target           string
+	// met judges hive's value (and the peer's, for relative targets); nil: no target
+	met   func(h, p cell) bool
+	ratio bool
+}
+
+func renderTable(c *config, res *results) string {
+	h, p := res.hive, res.peer
+	if h == nil {
+		h = &serverResult{}
+	}
+	if p == nil {
+		p = &serverResult{}
+	}
+	var rows []row
+	add := func(r row) { rows = append(rows, r) }
+	stored := fmtCount(res.stored)
+
+	// ingest
+	ing := func(r *serverResult, f func(*ingestResult) cell) cell {
+		if r.Ingest == nil {
+			return none()
+		}
+		return f(r.Ingest)
+	}
+	wl := fmt.Sprintf("ingest: %d publishers, %s EVENTs (at most %s), each waits for its OK", c.publishers, fmtCount(c.ingest), c.ingestMax)
+	add(row{wl, "events/s",
+		ing(h, func(x *ingestResult) cell { return numCell(x.Rate, "%.0f") }),
+		ing(p, func(x *ingestResult) cell { return numCell(x.Rate, "%.0f") }),
+		"≥ 3× peer", func(h, p cell) bool { return h.ok && p.ok && h.num >= 3*p.num }, true})
+	add(row{"", "OK p50",
+		ing(h, func(x *ingestResult) cell { return durCell(x.P50) }),
+		ing(p, func(x *ingestResult) cell { return durCell(x.P50) }), "", nil, true})
+	add(row{"", "OK p99",
+		ing(h, func(x *ingestResult) cell { return durCell(x.P99) }),
+		ing(p, func(x *ingestResult) cell { return durCell(x.P99) }),
+		"< 20 ms", func(h, _ cell) bool { return h.ok && h.num < float64(20*time.Millisecond) }, true})
+	add(row{"", "EVENTs acknowledged",
+		ing(h, func(x *ingestResult) cell { return intCell(x.N) }),
+		ing(p, func(x *ingestResult) cell { return intCell(x.N) }), "", nil, false})
+	add(row{"", "refused",
+		ing(h, func(x *ingestResult) cell { return intCell(x.Rejected) }),
+		ing(p, func(x *ingestResult) cell { return intCell(x.Rejected) }), "", nil, false})
+
+	// burst
+	bu := func(r *serverResult, f func(*burstResult) cell) cell {
+		if r.Burst == nil {
+			return none()
+		}
+		return f(r.Burst)
+	}
+	wl = fmt.Sprintf("burst: %d connections × %s pipelined EVENTs", c.burstConns, fmtCount(c.burstPerConn))
+	add(row{wl, "time to last OK",
+		bu(h, func(x *burstResult) cell { return durCell(x.TimeToLast) }),
+		bu(p, func(x *burstResult) cell { return durCell(x.TimeToLast) }), "", nil, true})
+	add(row{"", fmt.Sprintf("OKs missing (waited ≤ %s)", c.burstWait),
+		bu(h, func(x *burstResult) cell { return intCell(x.Missing) }),
+		bu(p, func(x *burstResult) cell { return intCell(x.Missing) }),
+		"0", func(h, _ cell) bool { return h.ok && h.num == 0 }, false})
+	add(row{"", "refused (OK false)",
+		bu(h, func(x *burstResult) cell { return intCell(x.Rejected) }),
+		bu(p, func(x *burstResult) cell { return intCell(x.Rejected) }), "", nil, false})
+	add(row{"", "peak RSS growth",
+		bu(h, func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }),
+		bu(p, func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }),
+		"< 64 MB", func(h, _ cell) bool { return h.ok && h.num < 64 }, true})
+
+	// reads
+	q := func(r *serverResult, name string, f func(*queryResult) cell) cell {
+		if r.Queries == nil || r.Queries[name] == nil {
+			return none()
+		}
+		return f(r.Queries[name])
+	}
+	under2ms := func(h, _ cell) bool { return h.ok && h.num < float64(2*time.Millisecond) }
+	zero := func(h, _ cell) bool { return h.ok && h.num == 0 }
+	reads := []struct{ name, label string }{
+		{"history", fmt.Sprintf("channel history at %s stored: `{\"#h\":[ch],\"kinds\":[9],\"limit\":50,\"until\":rand}` over %d channels", stored, numChannels)},
+		{"#e", fmt.Sprintf("lookup at %s: `{\"#e\":[random referenced id],\"limit\":50}`", stored)},
+		{"#p", fmt.Sprintf("lookup at %s: `{\"#p\":[random mentioned pubkey],\"limit\":50}`", stored)},
+		{"authors", fmt.Sprintf("lookup at %s: `{\"authors\":[admin],\"limit\":20,\"until\":rand}`", stored)},
+		{"ids", fmt.Sprintf("lookup at %s: `{\"ids\":[random stored id]}`", stored)},
+	}
+	for _, rd := range reads {
+		name := rd.name
+		add(row{rd.label, "REQ→EOSE p50",
+			q(h, name, func(x *queryResult) cell { return durCell(x.P50) }),
+			q(p, name, func(x *queryResult) cell { return durCell(x.P50) }), "", nil, true})
+		add(row{"", "REQ→EOSE p99",
+			q(h, name, func(x *queryResult) cell { return durCell(x.P99) }),
+			q(p, name, func(x *queryResult) cell { return durCell(x.P99) }), "< 2 ms", under2ms, true})
+		add(row{"", "events not matching filter",
+			q(h, name, func(x *queryResult) cell { return intCell(x.Wrong) }),
+			q(p, name, func(x *queryResult) cell { return intCell(x.Wrong) }), "0", zero, false})
+		add(row{"", "REQs timed / events returned",
+			q(h, name, func(x *queryResult) cell { return cell{fmt.Sprintf("%d / %s", x.N, fmtCount(x.Returned)), 0, true} }),
+			q(p, name, func(x *queryResult) cell { return cell{fmt.Sprintf("%d / %s", x.N, fmtCount(x.Returned)), 0, true} }), "", nil, false})
+		if (h.Queries != nil && h.Queries[name] != nil && h.Queries[name].Closed > 0) || (p.Queries != nil && p.Queries[name] != nil && p.Queries[name].Closed > 0) {
+			add(row{"", "REQs CLOSED",
+				q(h, name, func(x *queryResult) cell { return intCell(x.Closed) }),
+				q(p, name, func(x *queryResult) cell { return intCell(x.Closed) }), "", nil, false})
+		}
+	}
+
+	// fan-out
+	fo := func(r *serverResult, f func(*fanoutResult) cell) cell {
+		if r.Fanout == nil {
+			return none()
+		}
+		return f(r.Fanout)
+	}
+	wl = fmt.Sprintf("fan-out: 1 publisher, %s subscribers on one channel, %d events %s apart", fmtCount(c.fanoutSubs), c.fanoutEvents, c.fanoutSpacing)
+	add(row{wl, "delivery p50",
+		fo(h, func(x *fanoutResult) cell { return durCell(x.P50) }),
+		fo(p, func(x *fanoutResult) cell { return durCell(x.P50) }), "", nil, true})
+	add(row{"", "delivery p99",
+		fo(h, func(x *fanoutResult) cell { return durCell(x.P99) }),
+		fo(p, func(x *fanoutResult) cell { return durCell(x.P99) }),
+		"< 50 ms", func(h, _ cell) bool { return h.ok && h.num < float64(50*time.Millisecond) }, true})
+	add(row{"", "missed deliveries",
+		fo(h, func(x *fanoutResult) cell { return intCell(x.Missed) }),
+		fo(p, func(x *fanoutResult) cell { return intCell(x.Missed) }), "0", zero, false})
+
+	// idle
+	id := func(r *serverResult, f func(*idleResult) cell) cell {
+		if r.Idle == nil {
+			return none()
+		}
+		return f(r.Idle)
+	}
+	wl = fmt.Sprintf("idle: %s connections, one open REQ each", fmtCount(c.idleConns))
+	add(row{wl, "RSS per connection",
+		id(h, func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }),
+		id(p, func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }),
+		"≤ 12 KB", func(h, _ cell) bool { return h.ok && h.num <= 12 }, true})
+	add(row{"", "RSS before → after",
+		id(h, func(x *idleResult) cell {
+			return cell{fmt.Sprintf("%d → %d MB", x.RSSBefore/1024, x.RSSAfter/1024), 0, true}
+		}),
+		id(p, func(x *idleResult) cell {
+			return cell{fmt.Sprintf("%d → %d MB", x.RSSBefore/1024, x.RSSAfter/1024), 0, true}
+		}), "", nil, false})
+
+	// info
+	add(row{"info (untimed)", fmt.Sprintf("preload of %s stored events", stored),
+		durCellIf(h.Import), durCellIf(p.Import), "", nil, false})
+	add(row{"", "CPU of other processes during the workloads (cores)",
+		othersCell(h), othersCell(p), "", nil, false})
+	add(row{"", "RSS / peak RSS at the end",
+		memCell(h), memCell(p), "", nil, false})
+
+	var b strings.Builder
+	b.WriteString("| workload | metric | hive | peer | hive/peer | target for hive | hive |\n")
+	b.WriteString("|---|---|--:|--:|--:|---|---|\n")
+	for _, r := range rows {
+		ratio := ""
+		if r.ratio && r.hive.ok && r.peer.ok && r.peer.num != 0 {
+			ratio = fmt.Sprintf("%.2f×", r.hive.num/r.peer.num)
+		}
+		verdict := ""
+		if r.met != nil {
+			switch {
+			case !r.hive.ok:
+				verdict = "not measured"
+			case r.met(r.hive, r.peer):
+				verdict = "met"
+			default:
+				verdict = "**missed**"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.workload, r.metric, r.hive.text, r.peer.text, ratio, r.target, verdict)
+	}
+	for _, x := range []struct {
+		name string
+		r    *serverResult
+	}{{"hive", res.hive}, {"peer", res.peer}} {
+		if x.r == nil {
+			fmt.Fprintf(&b, "\n%s was not run.\n", x.name)
+			continue
+		}
+		for _, e := range x.r.Errors {
+			first, _, _ := strings.Cut(e, "\n")
+			fmt.Fprintf(&b, "\n%s error: %s\n", x.name, first)
+		}
+	}
+	for _, x := range []struct {
+		name string
+		r    *serverResult
+	}{{"hive", res.hive}, {"peer", res.peer}} {
+		if x.r == nil {
+			continue
+		}
+		if x.r.Ingest != nil && x.r.Ingest.Reason != "" {
+			fmt.Fprintf(&b, "\n%s ingest refusal: %s\n", x.name, x.r.Ingest.Reason)
+		}
+		if x.r.Burst != nil && x.r.Burst.Reason != "" {
+			fmt.Fprintf(&b, "\n%s burst refusal: %s\n", x.name, x.r.Burst.Reason)
+		}
+		for _, k := range []string{"history", "#e", "#p", "authors", "ids"} {
+			if qr := x.r.Queries[k]; qr != nil && qr.Reason != "" {
+				fmt.Fprintf(&b, "\n%s %s CLOSED: %s\n", x.name, k, qr.Reason)
+			}
+		}
+	}
+	return b.String()
+}
+
+func durCellIf(d time.Duration) cell {
+	if d == 0 {
+		return none()
+	}
+	return durCell(d)
+}
+
+func othersCell(r *serverResult) cell {
+	if r.Wall == 0 {
+		return none()
+	}
+	return numCell(r.Others.Seconds()/r.Wall.Seconds(), "%.2f")
+}
+
+func memCell(r *serverResult) cell {
+	if r.RSSEnd == 0 {
+		return none()
+	}
+	return cell{fmt.Sprintf("%d / %d MB", r.RSSEnd/1024, r.HWMEnd/1024), 0, true}
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func unameM() string {
+	out, err := exec.Command("uname", "-m").Output()
+	if err != nil {
+		return runtime.GOARCH
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func envSection(c *config) string {
+	mode := "full"
+	if c.quick {
+		mode = "quick (-quick)"
+	}
+	return fmt.Sprintf("Run of %s: %s, `uname -m` %s, %s, %d cores, %s. Mode: %s, %s stored events. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), "linux", unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), mode, fmtCount(c.stored))
+}
+
+const (
+	beginMarker = "<!-- BEGIN RESULTS (written by `make bench`) -->"
+	endMarker   = "<!-- END RESULTS -->"
+)
+
+func writeReadme(path, body string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i := strings.Index(s, beginMarker)
+	j := strings.Index(s, endMarker)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no results markers", path)
+	}
+	out := s[:i+len(beginMarker)] + "\n\n" + body + "\n" + s[j:]
+	return os.WriteFile(path, []byte(out), 0o644)
+}
