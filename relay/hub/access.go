@@ -102,18 +102,17 @@ func (h *Hub) channelOfID(id string) string {
 	if ch, ok := h.targets.get(id); ok {
 		return ch
 	}
-	var kind int
-	var hv, dv string
-	err := h.Store.ReadDB().QueryRow(`SELECT e.kind,
-		COALESCE((SELECT value FROM tags WHERE seq = e.seq AND name = 'h' LIMIT 1), ''),
-		COALESCE((SELECT value FROM tags WHERE seq = e.seq AND name = 'd' LIMIT 1), '')
-		FROM events e WHERE e.id = ?`, id).Scan(&kind, &hv, &dv)
-	if err != nil {
+	var raw string
+	if err := h.Store.ReadDB().QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw); err != nil {
 		return ""
 	}
-	ch := hv
-	if ch == "" && (kind == kinds.GroupMetadata || kind == kinds.GroupAdmins || kind == kinds.GroupMembers) {
-		ch = dv
+	ev := &nostr.Event{}
+	if ev.UnmarshalJSON([]byte(raw)) != nil {
+		return ""
+	}
+	ch := tagValue(ev, "h")
+	if ch == "" && (ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupAdmins || ev.Kind == kinds.GroupMembers) {
+		ch = tagValue(ev, "d")
 	}
 	h.targets.put(id, ch)
 	return ch

@@ -37,11 +37,11 @@ var channelID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // tx wraps the write transaction with the lookups the rules need.
 type tx struct {
-	*sql.Tx
+	*store.Tx
 	admin string
 }
 
-func (p *projector) Apply(sqlTx *sql.Tx, ev *nostr.Event) ([]*nostr.Event, error) {
+func (p *projector) Apply(sqlTx *store.Tx, ev *nostr.Event) ([]*nostr.Event, error) {
 	t := &tx{sqlTx, p.hub.admin}
 	ch, err := t.apply(ev)
 	if err != nil || ch == nil || p.hub.keys.SecretHex == "" {

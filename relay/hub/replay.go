@@ -17,7 +17,7 @@ import (
 // log into them, in commit order, through the same rules as live writes.
 // It returns how many events it replayed and how many the rules now refuse.
 func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
-	err = h.Store.Exec(ctx, func(sqlTx *sql.Tx) error {
+	err = h.Store.Exec(ctx, func(sqlTx *store.Tx) error {
 		replayed, refused = 0, 0
 		for _, t := range projectionTables {
 			if _, err := sqlTx.Exec("DELETE FROM " + t); err != nil {
@@ -103,7 +103,7 @@ func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the log: %w", err)
 	}
-	err = st.Exec(ctx, func(tx *sql.Tx) error {
+	err = st.Exec(ctx, func(tx *store.Tx) error {
 		ins, err := tx.Prepare(`INSERT INTO events (seq, id, pubkey, created_at, kind, d, expiration, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err

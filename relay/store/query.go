@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,7 +42,14 @@ func (s *SQLite) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, err
 		return nil, nil
 	}
 	q += fmt.Sprintf(" LIMIT %d", limit)
-	rows, err := s.r.QueryContext(ctx, q, args...)
+	st, cached, err := s.readStmt(q)
+	if err != nil {
+		return nil, fmt.Errorf("error: query: %w", err)
+	}
+	if !cached {
+		defer st.Close()
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("error: query: %w", err)
 	}
@@ -55,6 +63,11 @@ func (s *SQLite) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, err
 		ev := &nostr.Event{}
 		if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
 			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
+		}
+		// SQLite may compare text only up to a NUL byte, so values that differ
+		// after one can match: check every row against the filter itself.
+		if n := len(out); (n > 0 && out[n-1].ID == ev.ID) || !f.Matches(ev) {
+			continue
 		}
 		out = append(out, ev)
 	}
@@ -214,4 +227,22 @@ func (s *SQLite) CountFilters(ctx context.Context, filters []nostr.Filter) (int6
 		return 0, fmt.Errorf("error: count: %w", err)
 	}
 	return n, nil
+}
+
+// readStmt returns a prepared statement for q on the read pool, cached by SQL
+// text (filters of the same shape share one).
+func (s *SQLite) readStmt(q string) (st *sql.Stmt, cached bool, err error) {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if st := s.rstmts[q]; st != nil {
+		return st, true, nil
+	}
+	if st, err = s.r.Prepare(q); err != nil {
+		return nil, false, err
+	}
+	if len(s.rstmts) < 256 { // beyond that, shapes are rare: leave them uncached
+		s.rstmts[q] = st
+		return st, true, nil
+	}
+	return st, false, nil
 }

@@ -16,15 +16,16 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS events_created ON events (created_at)`,
 	`CREATE INDEX IF NOT EXISTS events_pubkey ON events (pubkey, created_at)`,
 	`CREATE INDEX IF NOT EXISTS events_kind ON events (kind, created_at)`,
-	`CREATE INDEX IF NOT EXISTS events_addr ON events (pubkey, kind, d)`,
+	`CREATE INDEX IF NOT EXISTS events_addr ON events (pubkey, kind, d) WHERE d IS NOT NULL`,
 	`CREATE INDEX IF NOT EXISTS events_expiration ON events (expiration) WHERE expiration IS NOT NULL`,
-	// One row per distinct single-letter tag (name, value) of an event; exact on both.
+	// One row per distinct single-letter tag (name, value) of an event; exact on
+	// both. The primary key is the lookup index itself (one B-tree per tag row,
+	// WITHOUT ROWID being SQLite's spelling of a clustered key).
 	`CREATE TABLE IF NOT EXISTS tags (
-		seq        INTEGER NOT NULL,
 		name       TEXT    NOT NULL,
 		value      TEXT    NOT NULL,
-		created_at INTEGER NOT NULL
-	)`,
-	`CREATE INDEX IF NOT EXISTS tags_lookup ON tags (name, value, created_at)`,
-	`CREATE INDEX IF NOT EXISTS tags_seq ON tags (seq)`,
+		created_at INTEGER NOT NULL,
+		seq        INTEGER NOT NULL,
+		PRIMARY KEY (name, value, created_at, seq)
+	) WITHOUT ROWID`,
 }

@@ -27,7 +27,7 @@ import (
 // transaction and returned to the caller for fan-out.
 type Projector interface {
 	Schema() []string
-	Apply(tx *sql.Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
+	Apply(tx *Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
 }
 
 // Options tune the store. Zero values take the defaults.
@@ -68,6 +68,15 @@ type SQLite struct {
 	w    *sql.DB // exactly one connection, used only by the writer goroutine
 	r    *sql.DB // read-only pool
 
+	// Statements prepared on the writer's connection, keyed by SQL. Only the
+	// writer goroutine touches them; a statement first seen inside a
+	// transaction runs unprepared and is prepared after that batch commits.
+	wstmts map[string]*sql.Stmt
+	wanted map[string]bool
+
+	rmu    sync.Mutex // guards rstmts
+	rstmts map[string]*sql.Stmt
+
 	mu     sync.RWMutex // guards closed against concurrent submits
 	closed bool
 	queue  chan *write
@@ -91,7 +100,7 @@ const (
 type write struct {
 	op      op
 	ev      *nostr.Event
-	fn      func(*sql.Tx) error
+	fn      func(*Tx) error
 	err     error
 	derived []*nostr.Event
 	res     chan struct{}               // closed when done, for waiting callers
@@ -134,7 +143,8 @@ func Open(path string, opts Options) (*SQLite, error) {
 	}
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
-	s := &SQLite{opts: opts, w: w, r: r, queue: make(chan *write, opts.QueueSize), done: make(chan struct{})}
+	s := &SQLite{opts: opts, w: w, r: r, queue: make(chan *write, opts.QueueSize), done: make(chan struct{}),
+		wstmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}, rstmts: map[string]*sql.Stmt{}}
 	go s.writer()
 	return s, nil
 }
@@ -153,6 +163,14 @@ func (s *SQLite) Close() {
 	close(s.queue)
 	s.mu.Unlock()
 	<-s.done
+	for _, st := range s.wstmts {
+		st.Close()
+	}
+	s.rmu.Lock()
+	for _, st := range s.rstmts {
+		st.Close()
+	}
+	s.rmu.Unlock()
 	s.r.Close()
 	s.w.Close()
 }
@@ -226,7 +244,7 @@ func (s *SQLite) DeleteEvent(ctx context.Context, ev *nostr.Event) error {
 }
 
 // Exec runs fn inside the writer's next transaction, serialised with event writes.
-func (s *SQLite) Exec(ctx context.Context, fn func(*sql.Tx) error) error {
+func (s *SQLite) Exec(ctx context.Context, fn func(*Tx) error) error {
 	return s.submit(ctx, &write{op: opExec, fn: fn})
 }
 
@@ -253,6 +271,58 @@ func (s *SQLite) writer() {
 			}
 		}
 		s.commit(batch)
+		s.prepareWanted()
+	}
+}
+
+// Tx is the write transaction handed to projectors and Exec callbacks. Its
+// Exec, Query and QueryRow reuse statements prepared on the writer's connection.
+type Tx struct {
+	*sql.Tx
+	s *SQLite
+}
+
+func (t *Tx) stmt(q string) *sql.Stmt {
+	if st := t.s.wstmts[q]; st != nil {
+		return t.Tx.Stmt(st)
+	}
+	t.s.wanted[q] = true
+	return nil
+}
+
+// Exec is sql.Tx.Exec through the statement cache.
+func (t *Tx) Exec(q string, args ...any) (sql.Result, error) {
+	if st := t.stmt(q); st != nil {
+		return st.Exec(args...)
+	}
+	return t.Tx.Exec(q, args...)
+}
+
+// Query is sql.Tx.Query through the statement cache.
+func (t *Tx) Query(q string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(q); st != nil {
+		return st.Query(args...)
+	}
+	return t.Tx.Query(q, args...)
+}
+
+// QueryRow is sql.Tx.QueryRow through the statement cache.
+func (t *Tx) QueryRow(q string, args ...any) *sql.Row {
+	if st := t.stmt(q); st != nil {
+		return st.QueryRow(args...)
+	}
+	return t.Tx.QueryRow(q, args...)
+}
+
+func (s *SQLite) prepareWanted() {
+	for q := range s.wanted {
+		delete(s.wanted, q)
+		if len(s.wstmts) >= 512 {
+			continue // dynamic SQL; do not let the cache grow without bound
+		}
+		if st, err := s.w.Prepare(q); err == nil {
+			s.wstmts[q] = st
+		}
 	}
 }
 
@@ -267,11 +337,12 @@ func (s *SQLite) commit(batch []*write) {
 			w.finish()
 		}
 	}
-	tx, err := s.w.Begin()
+	sqlTx, err := s.w.Begin()
 	if err != nil {
 		finish(fmt.Errorf("error: could not start a transaction: %w", err))
 		return
 	}
+	tx := &Tx{sqlTx, s}
 	for _, w := range batch {
 		if _, err := tx.Exec("SAVEPOINT w"); err != nil {
 			tx.Rollback()
@@ -300,7 +371,7 @@ func (s *SQLite) commit(batch []*write) {
 	finish(nil)
 }
 
-func (s *SQLite) apply(tx *sql.Tx, w *write) error {
+func (s *SQLite) apply(tx *Tx, w *write) error {
 	switch w.op {
 	case opDelete:
 		return deleteByID(tx, w.ev.ID)
@@ -334,7 +405,7 @@ func (s *SQLite) apply(tx *sql.Tx, w *write) error {
 	return nil
 }
 
-func (s *SQLite) insert(tx *sql.Tx, ev *nostr.Event) error {
+func (s *SQLite) insert(tx *Tx, ev *nostr.Event) error {
 	now := s.opts.Now().Unix()
 	var expiration *int64
 	if tag := ev.Tags.Find("expiration"); tag != nil {
@@ -388,18 +459,9 @@ func (s *SQLite) insert(tx *sql.Tx, ev *nostr.Event) error {
 	if err != nil {
 		return fmt.Errorf("error: insert: %w", err)
 	}
-	seen := make(map[[2]string]struct{}, len(ev.Tags))
-	for _, tag := range ev.Tags {
-		if len(tag) < 2 || len(tag[0]) != 1 {
-			continue
-		}
-		k := [2]string{tag[0], tag[1]}
-		if _, dup := seen[k]; dup {
-			continue
-		}
-		seen[k] = struct{}{}
-		if _, err := tx.Exec(`INSERT INTO tags (seq, name, value, created_at) VALUES (?, ?, ?, ?)`,
-			seq, tag[0], tag[1], int64(ev.CreatedAt)); err != nil {
+	for _, k := range indexedTags(ev) {
+		if _, err := tx.Exec(`INSERT INTO tags (name, value, created_at, seq) VALUES (?, ?, ?, ?)`,
+			k[0], k[1], int64(ev.CreatedAt), seq); err != nil {
 			return fmt.Errorf("error: insert tag: %w", err)
 		}
 	}
@@ -408,7 +470,7 @@ func (s *SQLite) insert(tx *sql.Tx, ev *nostr.Event) error {
 
 // replaceOlder keeps one event per (pubkey, kind, d): the newest, ties going to
 // the lowest id (NIP-01).
-func replaceOlder(tx *sql.Tx, ev *nostr.Event, d string) error {
+func replaceOlder(tx *Tx, ev *nostr.Event, d string) error {
 	rows, err := tx.Query(`SELECT seq, id, created_at FROM events WHERE pubkey = ? AND kind = ? AND d = ?`, ev.PubKey, ev.Kind, d)
 	if err != nil {
 		return fmt.Errorf("error: %w", err)
@@ -440,7 +502,7 @@ func replaceOlder(tx *sql.Tx, ev *nostr.Event, d string) error {
 }
 
 // isDeleted reports whether a stored NIP-09 deletion by ev's author names ev.
-func isDeleted(tx *sql.Tx, ev *nostr.Event) (bool, error) {
+func isDeleted(tx *Tx, ev *nostr.Event) (bool, error) {
 	var one int
 	err := tx.QueryRow(`SELECT 1 FROM tags t JOIN events e ON e.seq = t.seq
 		WHERE t.name = 'e' AND t.value = ? AND e.kind = ? AND e.pubkey = ? LIMIT 1`,
@@ -464,7 +526,7 @@ func isDeleted(tx *sql.Tx, ev *nostr.Event) (bool, error) {
 }
 
 // applyDeletion removes what a NIP-09 deletion names, if its author wrote it.
-func applyDeletion(tx *sql.Tx, del *nostr.Event) error {
+func applyDeletion(tx *Tx, del *nostr.Event) error {
 	for _, tag := range del.Tags {
 		if len(tag) < 2 {
 			continue
@@ -528,7 +590,7 @@ func parseAddr(a string) (kind int, pub, d string, ok bool) {
 	return k, a[i+1 : j], a[j+1:], true
 }
 
-func deleteByID(tx *sql.Tx, id string) error {
+func deleteByID(tx *Tx, id string) error {
 	var seq int64
 	err := tx.QueryRow(`SELECT seq FROM events WHERE id = ?`, id).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -540,9 +602,39 @@ func deleteByID(tx *sql.Tx, id string) error {
 	return deleteSeq(tx, seq)
 }
 
-func deleteSeq(tx *sql.Tx, seq int64) error {
-	if _, err := tx.Exec(`DELETE FROM tags WHERE seq = ?`, seq); err != nil {
+// indexedTags lists the distinct (name, value) pairs of ev's single-letter tags.
+func indexedTags(ev *nostr.Event) [][2]string {
+	out := make([][2]string, 0, len(ev.Tags))
+	for _, tag := range ev.Tags {
+		if len(tag) < 2 || len(tag[0]) != 1 {
+			continue
+		}
+		k := [2]string{tag[0], tag[1]}
+		dup := false
+		for _, o := range out {
+			dup = dup || o == k
+		}
+		if !dup {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func deleteSeq(tx *Tx, seq int64) error {
+	var raw string
+	if err := tx.QueryRow(`SELECT raw FROM events WHERE seq = ?`, seq).Scan(&raw); err != nil {
 		return fmt.Errorf("error: %w", err)
+	}
+	ev := &nostr.Event{}
+	if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
+		return fmt.Errorf("error: stored event is corrupt: %w", err)
+	}
+	for _, k := range indexedTags(ev) {
+		if _, err := tx.Exec(`DELETE FROM tags WHERE name = ? AND value = ? AND created_at = ? AND seq = ?`,
+			k[0], k[1], int64(ev.CreatedAt), seq); err != nil {
+			return fmt.Errorf("error: %w", err)
+		}
 	}
 	if _, err := tx.Exec(`DELETE FROM events WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("error: %w", err)
@@ -550,7 +642,7 @@ func deleteSeq(tx *sql.Tx, seq int64) error {
 	return nil
 }
 
-func (s *SQLite) sweep(tx *sql.Tx) error {
+func (s *SQLite) sweep(tx *Tx) error {
 	rows, err := tx.Query(`SELECT seq FROM events WHERE expiration IS NOT NULL AND expiration <= ?`, s.opts.Now().Unix())
 	if err != nil {
 		return fmt.Errorf("error: %w", err)
