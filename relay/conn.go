@@ -20,6 +20,7 @@ type Conn struct {
 	ws        *websocket.Conn
 	challenge string
 	remote    string
+	since     time.Time
 	ctx       context.Context
 	cancel    context.CancelFunc
 
@@ -45,6 +46,7 @@ func newConn(r *Relay, ws *websocket.Conn, req *http.Request) *Conn {
 		relay:     r,
 		ws:        ws,
 		challenge: hex.EncodeToString(b[:]),
+		since:     time.Now(),
 		remote:    remoteAddr(req),
 		ctx:       ctx,
 		cancel:    cancel,

@@ -35,6 +35,7 @@ type Config struct {
 	WriteTimeout     time.Duration // default 10 s
 	PingInterval     time.Duration // default 30 s; a peer silent for 3 intervals is dropped
 	AuthWindow       time.Duration // NIP-42 created_at tolerance (default 60 s)
+	AuthTimeout      time.Duration // with RequireAuth, close connections not authenticated by then (default 60 s)
 	ReadBufferBytes  int           // websocket read buffer (default 1 KiB)
 }
 
@@ -62,6 +63,7 @@ func (c *Config) defaults() {
 	setD(&c.WriteTimeout, 10*time.Second)
 	setD(&c.PingInterval, 30*time.Second)
 	setD(&c.AuthWindow, 60*time.Second)
+	setD(&c.AuthTimeout, 60*time.Second)
 	if c.Name == "" {
 		c.Name = "hive"
 	}
@@ -233,8 +235,13 @@ func (r *Relay) pingLoop() {
 			all = append(all, c)
 		}
 		r.mu.Unlock()
-		deadline := time.Now().Add(r.cfg.WriteTimeout)
+		now := time.Now()
+		deadline := now.Add(r.cfg.WriteTimeout)
 		for _, c := range all {
+			if r.cfg.RequireAuth && c.PubKey() == "" && now.Sub(c.since) > r.cfg.AuthTimeout {
+				c.shutdown("auth-required: no AUTH within " + r.cfg.AuthTimeout.String())
+				continue
+			}
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
 				c.shutdown("")
 			}

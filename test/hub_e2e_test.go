@@ -232,3 +232,32 @@ func TestSlowConsumerDropped(t *testing.T) {
 		t.Fatal(msg)
 	}
 }
+
+// A connection that never authenticates is closed after AuthTimeout.
+func TestUnauthenticatedConnectionTimesOut(t *testing.T) {
+	h := startOpenHub(t, relay.Config{RequireAuth: true, AuthTimeout: 200 * time.Millisecond, PingInterval: 50 * time.Millisecond})
+	idle := dialRaw(t, h.URL)
+	authed := dialRaw(t, h.URL)
+	if ok, msg := authed.auth(newKey(t), h.URL); !ok {
+		t.Fatal(msg)
+	}
+	go func() { // keep answering pings
+		for {
+			if _, _, err := authed.ws.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	idle.ws.SetReadDeadline(time.Now().Add(3 * time.Second))
+	for {
+		if _, _, err := idle.ws.ReadMessage(); err != nil {
+			if !strings.Contains(err.Error(), "auth-required") {
+				t.Fatalf("closed with %v, want an auth-required reason", err)
+			}
+			break
+		}
+	}
+	if h.Relay.Connections() != 1 {
+		t.Fatalf("%d connections open, want only the authenticated one", h.Relay.Connections())
+	}
+}
