@@ -257,6 +257,9 @@ func TestUnauthenticatedConnectionTimesOut(t *testing.T) {
 			break
 		}
 	}
+	for i := 0; h.Relay.Connections() != 1 && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if h.Relay.Connections() != 1 {
 		t.Fatalf("%d connections open, want only the authenticated one", h.Relay.Connections())
 	}
