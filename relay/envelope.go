@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mailru/easyjson"
 	"github.com/nbd-wtf/go-nostr"
@@ -24,6 +25,11 @@ type clientMsg struct {
 func parseClientMessage(data []byte) (clientMsg, error) {
 	if !gjson.ValidBytes(data) {
 		return clientMsg{}, errors.New("message is not valid JSON")
+	}
+	// JSON text is UTF-8 (RFC 8259) and gjson does not check it: invalid bytes
+	// inside a string would reach ids, filters and stored tags unchanged.
+	if !utf8.Valid(data) {
+		return clientMsg{}, errors.New("message is not valid UTF-8")
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsArray() {
@@ -70,11 +76,33 @@ func parseClientMessage(data []byte) (clientMsg, error) {
 	return m, nil
 }
 
+// eventFields are the NIP-01 event fields and the JSON type of each.
+var eventFields = [...]struct {
+	name string
+	typ  gjson.Type
+}{
+	{"id", gjson.String}, {"pubkey", gjson.String}, {"created_at", gjson.Number}, {"kind", gjson.Number},
+	{"tags", gjson.JSON}, {"content", gjson.String}, {"sig", gjson.String},
+}
+
 func parseEvent(obj gjson.Result) (*nostr.Event, error) {
-	want := map[string]gjson.Type{"id": gjson.String, "pubkey": gjson.String, "sig": gjson.String, "content": gjson.String, "created_at": gjson.Number, "kind": gjson.Number}
 	var bad error
-	seen := 0
+	var seen uint8 // bit i: eventFields[i] was present
 	obj.ForEach(func(k, v gjson.Result) bool {
+		i := 0
+		for i < len(eventFields) && eventFields[i].name != k.Str {
+			i++
+		}
+		if i == len(eventFields) {
+			return true // NIP-01 allows extra fields; they are not part of the id
+		}
+		// The checks below see every copy of a key and the decoder keeps the
+		// last, so a repeated field must not stand in for a missing one.
+		if seen&(1<<i) != 0 {
+			bad = fmt.Errorf("event field %q appears more than once", k.Str)
+			return false
+		}
+		seen |= 1 << i
 		if k.Str == "tags" {
 			if !v.IsArray() {
 				bad = errors.New("event tags must be an array of arrays of strings")
@@ -93,13 +121,9 @@ func parseEvent(obj gjson.Result) (*nostr.Event, error) {
 				})
 				return bad == nil
 			})
-			seen++
 			return bad == nil
 		}
-		t, ok := want[k.Str]
-		if !ok {
-			return true // NIP-01 allows extra fields; they are not part of the id
-		}
+		t := eventFields[i].typ
 		if v.Type != t {
 			bad = fmt.Errorf("event field %q has the wrong type", k.Str)
 			return false
@@ -108,13 +132,12 @@ func parseEvent(obj gjson.Result) (*nostr.Event, error) {
 			bad = fmt.Errorf("event field %q must be a non-negative integer", k.Str)
 			return false
 		}
-		seen++
 		return true
 	})
 	if bad != nil {
 		return nil, bad
 	}
-	if seen != len(want)+1 {
+	if seen != 1<<len(eventFields)-1 {
 		return nil, errors.New("event must have id, pubkey, created_at, kind, tags, content and sig")
 	}
 	ev := &nostr.Event{}
@@ -129,8 +152,16 @@ func parseFilter(obj gjson.Result) (nostr.Filter, error) {
 		return nostr.Filter{}, errors.New("a filter must be a JSON object")
 	}
 	var bad error
+	var seen uint64 // one bit per field: the decoder keeps the last copy of a key
 	obj.ForEach(func(k, v gjson.Result) bool {
 		key := k.Str
+		if b := filterFieldBit(key); b != 0 {
+			if seen&b != 0 {
+				bad = fmt.Errorf("filter field %q appears more than once", key)
+				return false
+			}
+			seen |= b
+		}
 		switch {
 		case key == "ids" || key == "authors":
 			bad = checkStrings(key, v, 64)
@@ -168,6 +199,33 @@ func parseFilter(obj gjson.Result) (nostr.Filter, error) {
 		return f, fmt.Errorf("filter does not decode: %v", err)
 	}
 	return f, nil
+}
+
+// filterFieldBit gives each filter field hive accepts its own bit, 0 for others.
+func filterFieldBit(key string) uint64 {
+	switch key {
+	case "ids":
+		return 1 << 0
+	case "authors":
+		return 1 << 1
+	case "kinds":
+		return 1 << 2
+	case "since":
+		return 1 << 3
+	case "until":
+		return 1 << 4
+	case "limit":
+		return 1 << 5
+	}
+	if len(key) == 2 && key[0] == '#' {
+		switch c := key[1]; {
+		case c >= 'a' && c <= 'z':
+			return 1 << (6 + c - 'a')
+		case c >= 'A' && c <= 'Z':
+			return 1 << (32 + c - 'A')
+		}
+	}
+	return 0
 }
 
 // checkStrings checks an array of strings; hexLen > 0 asks for lowercase hex of that length.
