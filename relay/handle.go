@@ -122,6 +122,13 @@ func (c *Conn) checkFilters(filters []nostr.Filter) string {
 	}
 	_, maxLimit := r.store.Limits()
 	for i, f := range filters {
+		n := len(f.IDs) + len(f.Authors) + len(f.Kinds)
+		for _, vs := range f.Tags {
+			n += len(vs)
+		}
+		if n > r.cfg.MaxFilterValues {
+			return fmt.Sprintf("invalid: filter %d lists %d values, above max_filter_values %d; split it", i, n, r.cfg.MaxFilterValues)
+		}
 		if f.Limit > maxLimit {
 			return fmt.Sprintf("invalid: filter %d asks for limit %d, above max_limit %d", i, f.Limit, maxLimit)
 		}

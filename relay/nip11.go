@@ -10,7 +10,8 @@ import (
 // limitation extends NIP-11's with the per-request filter cap hive enforces.
 type limitation struct {
 	nip11.RelayLimitationDocument
-	MaxFilters int `json:"max_filters"`
+	MaxFilters      int `json:"max_filters"`
+	MaxFilterValues int `json:"max_filter_values"`
 }
 
 type info struct {
@@ -43,7 +44,8 @@ func (r *Relay) Info() any {
 				AuthRequired:        r.cfg.RequireAuth,
 				RestrictedWrites:    r.cfg.RequireAuth,
 			},
-			MaxFilters: r.cfg.MaxFilters,
+			MaxFilters:      r.cfg.MaxFilters,
+			MaxFilterValues: r.cfg.MaxFilterValues,
 		},
 	}
 	return doc

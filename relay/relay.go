@@ -27,6 +27,7 @@ type Config struct {
 	MaxSubscriptions int           // open REQs per connection (default 32)
 	MaxFilters       int           // filters per REQ or COUNT (default 16)
 	MaxSubIDLength   int           // default 64
+	MaxFilterValues  int           // ids, authors, kinds and tag values in one filter (default 1000)
 	MaxEventTags     int           // default 2500
 	MaxContentBytes  int           // default 128 KiB
 	MaxFutureSkew    time.Duration // how far created_at may be ahead of now (default 15 min)
@@ -54,6 +55,7 @@ func (c *Config) defaults() {
 	set(&c.MaxSubscriptions, 32)
 	set(&c.MaxFilters, 16)
 	set(&c.MaxSubIDLength, 64)
+	set(&c.MaxFilterValues, 1000)
 	set(&c.MaxEventTags, 2500)
 	set(&c.MaxContentBytes, 128<<10)
 	set(&c.MaxInflight, 256)

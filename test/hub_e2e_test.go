@@ -264,3 +264,18 @@ func TestUnauthenticatedConnectionTimesOut(t *testing.T) {
 		t.Fatalf("%d connections open, want only the authenticated one", h.Relay.Connections())
 	}
 }
+
+func TestFilterValueCap(t *testing.T) {
+	h := startOpenHub(t, relay.Config{MaxFilterValues: 10})
+	c := dialRaw(t, h.URL)
+	authors := make([]string, 11)
+	for i := range authors {
+		authors[i] = newKey(t).pk
+	}
+	if _, msg := c.req("big", nostr.Filter{Authors: authors}); !hasPrefix(msg, "invalid: ") || !strings.Contains(msg, "max_filter_values") {
+		t.Fatalf("11 values with a cap of 10: %q", msg)
+	}
+	if _, msg := c.req("ok", nostr.Filter{Authors: authors[:10]}); msg != "" {
+		t.Fatalf("10 values: %q", msg)
+	}
+}

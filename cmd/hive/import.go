@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/ainb/hive/relay/hub"
 	"github.com/ainb/hive/relay/store"
@@ -69,6 +70,9 @@ func importEvents(ctx context.Context, st *store.SQLite, in io.Reader, verify bo
 		line++
 		if len(sc.Bytes()) == 0 {
 			continue
+		}
+		if !utf8.Valid(sc.Bytes()) {
+			return res, exitWith(5, fmt.Errorf("line %d: not valid UTF-8", line))
 		}
 		ev := &nostr.Event{}
 		if err := ev.UnmarshalJSON(sc.Bytes()); err != nil {
