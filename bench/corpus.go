@@ -118,6 +118,7 @@ type generator struct {
 	recent   [][]recentEv // per channel, ring of recent events
 	refs     []string     // referenced ids (reservoir)
 	refSeen  int
+	frozen   bool // do not remember new events: replies only point at the seeded ones
 }
 
 type recentEv struct {
@@ -192,7 +193,9 @@ func (g *generator) next(ch int, createdAt int64) *nostr.Event {
 		Content:   genContent(r),
 	}
 	ev.ID = ev.GetID()
-	g.recent[ch] = pushRing(g.recent[ch], recentEv{ev.ID, root}, 256)
+	if !g.frozen {
+		g.recent[ch] = pushRing(g.recent[ch], recentEv{ev.ID, root}, 256)
+	}
 	return ev
 }
 
@@ -363,7 +366,8 @@ func readCorpus(path string, fn func(ev *nostr.Event) error) error {
 
 // liveEvents builds and signs fresh events (created_at now) for the write workloads: they are
 // not cached, so a server that refuses stale timestamps still accepts them. Their e tags point
-// at stored events.
+// only at stored events: with several connections publishing at once, a reply to another live
+// event could reach the server before its parent does.
 func liveEvents(m *corpusMeta, n int, ch int, seed uint64) ([]*nostr.Event, error) {
 	g := newGenerator(seed)
 	// seed the reply rings with stored top-level events of each channel, so replies point at
@@ -375,6 +379,7 @@ func liveEvents(m *corpusMeta, n int, ch int, seed uint64) ([]*nostr.Event, erro
 			}
 		}
 	}
+	g.frozen = true
 	now := time.Now().Unix()
 	evs := make([]*nostr.Event, n)
 	for i := range evs {

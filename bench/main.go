@@ -53,6 +53,7 @@ type config struct {
 	hivePprof      string
 	dataDir        string
 	keep           bool
+	noCache        bool
 	writeReadme    bool
 	readme         string
 	enabledTargets map[string]bool
@@ -75,10 +76,10 @@ func main() {
 	flag.IntVar(&c.burstConns, "burst-conns", 8, "burst connections")
 	flag.IntVar(&c.burstPerConn, "burst-per-conn", 10000, "pipelined EVENTs per burst connection")
 	flag.DurationVar(&c.ingestMax, "ingest-max", 60*time.Second, "stop the ingest workload after this long")
-	flag.DurationVar(&c.burstWait, "burst-wait", 90*time.Second, "give up waiting for burst OKs this long after the last EVENT was sent")
+	flag.DurationVar(&c.burstWait, "burst-wait", 60*time.Second, "give up waiting for burst OKs this long after the last EVENT was sent")
 	flag.IntVar(&c.history, "history", 0, "channel history REQs (default 2000, 1000 with -quick)")
 	flag.IntVar(&c.lookups, "lookups", 0, "REQs per exact-lookup kind (default 1000, 300 with -quick)")
-	flag.DurationVar(&c.queryBudget, "query-budget", 0, "time budget per query kind; at least 20 run (default 20s, 8s with -quick)")
+	flag.DurationVar(&c.queryBudget, "query-budget", 0, "time budget per query kind; at least 10 run (default 15s, 8s with -quick)")
 	flag.IntVar(&c.fanoutSubs, "fanout-subs", 1000, "fan-out subscribers")
 	flag.IntVar(&c.fanoutEvents, "fanout-events", 200, "fan-out events published")
 	flag.DurationVar(&c.fanoutSpacing, "fanout-spacing", 20*time.Millisecond, "time between fan-out publishes")
@@ -89,6 +90,7 @@ func main() {
 	flag.StringVar(&c.hiveBin, "hive-bin", "", "use this hive binary instead of building one")
 	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve")
 	flag.StringVar(&c.dataDir, "data", ".data", "cache and scratch directory (corpus cache, databases)")
+	flag.BoolVar(&c.noCache, "no-cache", false, "import the stored events even when a cached preloaded database fits")
 	flag.BoolVar(&c.keep, "keep", false, "keep the databases and logs of this run")
 	flag.BoolVar(&c.writeReadme, "write-readme", false, "rewrite the results section of -readme")
 	flag.StringVar(&c.readme, "readme", "README.md", "README whose results section -write-readme rewrites")
@@ -106,7 +108,7 @@ func main() {
 	def(&c.history, 2000, 1000)
 	def(&c.lookups, 1000, 300)
 	if c.queryBudget == 0 {
-		c.queryBudget = 20 * time.Second
+		c.queryBudget = 15 * time.Second
 		if c.quick {
 			c.queryBudget = 8 * time.Second
 		}
@@ -171,17 +173,19 @@ func killAll() {
 }
 
 type serverResult struct {
-	Errors  []string
-	Import  time.Duration
-	Ingest  *ingestResult
-	Burst   *burstResult
-	Queries map[string]*queryResult
-	Fanout  *fanoutResult
-	Idle    *idleResult
-	RSSEnd  int64
-	HWMEnd  int64
-	Wall    time.Duration // time spent in workloads
-	Others  time.Duration // CPU other processes of the machine used meanwhile
+	Errors []string
+	Import time.Duration
+	// ImportCached: the preloaded database came from the cache
+	ImportCached bool
+	Ingest       *ingestResult
+	Burst        *burstResult
+	Queries      map[string]*queryResult
+	Fanout       *fanoutResult
+	Idle         *idleResult
+	RSSEnd       int64
+	HWMEnd       int64
+	Wall         time.Duration // time spent in workloads
+	Others       time.Duration // CPU other processes of the machine used meanwhile
 }
 
 func (r *serverResult) fail(format string, args ...any) {
@@ -232,6 +236,60 @@ func run(ctx context.Context, c *config) (*results, error) {
 	}
 
 	res := &results{stored: c.stored}
+	cacheDir := ""
+	if !c.noCache {
+		cacheDir = filepath.Join(dataDir, "cache")
+	}
+	var peer *server
+	var peerImport chan error
+	if c.enabledTargets["peer"] {
+		res.peer = &serverResult{}
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(runDir, "peer")
+		os.MkdirAll(dir, 0o755)
+		addr, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		peer = newPeer(self, dir, addr)
+		// The peer's preload runs in this process while hive builds and imports: it is not
+		// timed, and it is finished before any of hive's workloads starts.
+		peerImport = make(chan error, 1)
+		go func() {
+			db := filepath.Join(dir, "peer.db")
+			cached := filepath.Join(cacheDir, peerCacheName(c.stored), "peer.db")
+			if cacheDir != "" && exists(cached) {
+				logf("peer: using the cached preloaded database")
+				res.peer.ImportCached = true
+				peerImport <- copyFile(cached, db)
+				return
+			}
+			t0 := time.Now()
+			logf("peer: importing %d stored events (in the background)", meta.N)
+			err := peer.preload(ctx, corpus)
+			res.peer.Import = time.Since(t0)
+			logf("peer: imported in %s", res.peer.Import.Round(time.Millisecond))
+			if err == nil && cacheDir != "" {
+				if err := saveDirCache(dir, filepath.Dir(cached), ""); err != nil {
+					logf("peer: caching the database: %v", err)
+				}
+			}
+			peerImport <- err
+		}()
+	}
+	waitPeerImport := func() {}
+	var peerImportErr error
+	if peerImport != nil {
+		var once sync.Once
+		waitPeerImport = func() {
+			once.Do(func() {
+				peerImportErr = <-peerImport
+			})
+		}
+	}
 	if c.enabledTargets["hive"] {
 		res.hive = &serverResult{}
 		bin := c.hiveBin
@@ -250,61 +308,73 @@ func run(ctx context.Context, c *config) (*results, error) {
 			if err != nil {
 				return nil, err
 			}
-			s := newHive(bin, dir, addr, c.hivePprof)
-			runServer(ctx, c, s, res.hive, corpus, meta, ingestEvs, burstEvs, fanEvs)
+			s := newHive(bin, dir, addr, c.hivePprof, cacheDir, c.stored)
+			runServer(ctx, c, s, res.hive, corpus, meta, ingestEvs, burstEvs, fanEvs, waitPeerImport)
 		}
 	}
-	if c.enabledTargets["peer"] {
-		res.peer = &serverResult{}
-		self, err := os.Executable()
-		if err != nil {
-			return nil, err
+	if peer != nil {
+		waitPeerImport()
+		if peerImportErr != nil {
+			res.peer.fail("peer import: %v", peerImportErr)
+		} else {
+			peer.preload = nil // done
+			runServer(ctx, c, peer, res.peer, corpus, meta, ingestEvs, burstEvs, fanEvs, waitPeerImport)
 		}
-		dir := filepath.Join(runDir, "peer")
-		os.MkdirAll(dir, 0o755)
-		addr, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		s := newPeer(self, dir, addr)
-		runServer(ctx, c, s, res.peer, corpus, meta, ingestEvs, burstEvs, fanEvs)
 	}
 	return res, nil
 }
 
 // runServer takes one server through setup, preload and every workload, then stops it.
-func runServer(ctx context.Context, c *config, s *server, r *serverResult, corpus string, meta *corpusMeta, ingestEvs, burstEvs, fanEvs []*nostr.Event) {
+// quiet waits for background setup work, so nothing else runs during the timed workloads.
+func runServer(ctx context.Context, c *config, s *server, r *serverResult, corpus string, meta *corpusMeta, ingestEvs, burstEvs, fanEvs []*nostr.Event, quiet func()) {
 	track(s)
 	defer s.kill()
 	logf("==== %s ====", s.name)
-	// 1. start on an empty data dir, create the channels, stop
-	if err := s.start(ctx); err != nil {
-		r.fail("%s start: %v", s.name, err)
-		return
+	if s.restore != nil && s.restore() {
+		r.ImportCached = true
+		logf("%s: using the cached preloaded database (-no-cache to import anew)", s.name)
+		if err := s.start(ctx); err != nil {
+			r.fail("%s start: %v", s.name, err)
+			return
+		}
+	} else {
+		// 1. start on an empty data dir, create the channels, stop
+		if err := s.start(ctx); err != nil {
+			r.fail("%s start: %v", s.name, err)
+			return
+		}
+		if err := createChannels(ctx, s, meta.Channels); err != nil {
+			r.fail("%s channel create: %v", s.name, err)
+			return
+		}
+		logf("%s: %d channels created (AUTH on connect: %v)", s.name, len(meta.Channels), s.auth.sends)
+		if s.preload != nil {
+			if err := s.stop(); err != nil {
+				r.fail("%v", err)
+				return
+			}
+			// 2. preload the stored events (not timed as a workload)
+			logf("%s: importing %d stored events", s.name, meta.N)
+			t0 := time.Now()
+			if err := s.preload(ctx, corpus); err != nil {
+				r.fail("%s import: %v", s.name, err)
+				return
+			}
+			r.Import = time.Since(t0)
+			logf("%s: imported in %s (%.0f events/s)", s.name, r.Import.Round(time.Millisecond), float64(meta.N)/r.Import.Seconds())
+			if s.save != nil {
+				if err := s.save(); err != nil {
+					logf("%s: caching the database: %v", s.name, err)
+				}
+			}
+			// 3. start again and run the workloads
+			if err := s.start(ctx); err != nil {
+				r.fail("%s restart: %v", s.name, err)
+				return
+			}
+		}
 	}
-	if err := createChannels(ctx, s, meta.Channels); err != nil {
-		r.fail("%s channel create: %v", s.name, err)
-		return
-	}
-	logf("%s: %d channels created (AUTH on connect: %v)", s.name, len(meta.Channels), s.auth.sends)
-	if err := s.stop(); err != nil {
-		r.fail("%v", err)
-		return
-	}
-	// 2. preload the stored events (not timed as a workload)
-	logf("%s: importing %d stored events", s.name, meta.N)
-	t0 := time.Now()
-	if err := s.preload(ctx, corpus); err != nil {
-		r.fail("%s import: %v", s.name, err)
-		return
-	}
-	r.Import = time.Since(t0)
-	logf("%s: imported in %s", s.name, r.Import.Round(time.Millisecond))
-	// 3. start again and run the workloads
-	if err := s.start(ctx); err != nil {
-		r.fail("%s restart: %v", s.name, err)
-		return
-	}
+	quiet()
 	first := true
 	step := func(name string, fn func() error) {
 		if !c.enabled[name] || ctx.Err() != nil {

@@ -32,6 +32,11 @@ func peerDSN(path string) string {
 
 // server is one relay under test, run as its own process.
 type server struct {
+	// restore, when set, puts a cached preloaded database in place and reports whether it did
+	restore func() bool
+	// save, when set, caches the database right after the preload
+	save func() error
+
 	name    string
 	dir     string // working directory for its data and logs
 	addr    string
@@ -220,9 +225,26 @@ func buildHive(ctx context.Context, src, out string) error {
 	return nil
 }
 
-func newHive(bin, dir, addr, pprofAddr string) *server {
+func newHive(bin, dir, addr, pprofAddr, cacheDir string, n int) *server {
 	s := &server{name: "hive", dir: dir, addr: addr, logPath: filepath.Join(dir, "hive.log")}
 	data := filepath.Join(dir, "data")
+	if cacheDir != "" {
+		if sum, err := fileSHA(bin); err == nil {
+			entry := filepath.Join(cacheDir, hiveCachePrefix(n)+sum[:16])
+			s.restore = func() bool {
+				if !exists(filepath.Join(entry, "hive.db")) {
+					return false
+				}
+				if err := copyDir(entry, data); err != nil {
+					logf("hive: cached database unusable: %v", err)
+					os.RemoveAll(data)
+					return false
+				}
+				return true
+			}
+			s.save = func() error { return saveDirCache(data, entry, hiveCachePrefix(n)) }
+		}
+	}
 	s.argv = func() []string {
 		a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr}
 		if pprofAddr != "" {

@@ -361,21 +361,21 @@ func runReads(ctx context.Context, s *server, m *corpusMeta, qs querySizes) ([]*
 			return nostr.Filter{Tags: nostr.TagMap{"h": {m.Channels[r.IntN(len(m.Channels))]}}, Kinds: []int{9}, Limit: 50, Until: randUntil()}
 		}},
 		{"#e", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Limit: 50}
+			return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Kinds: []int{9}, Limit: 50}
 		}},
 		{"#p", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Limit: 50}
+			return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9}, Limit: 50}
 		}},
 		{"authors", qs.lookups, func(int) nostr.Filter {
 			return nostr.Filter{Authors: []string{m.Admin}, Limit: 20, Until: randUntil()}
 		}},
 		{"ids", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{IDs: []string{m.SampleIDs[r.IntN(len(m.SampleIDs))]}}
+			return nostr.Filter{IDs: []string{m.SampleIDs[r.IntN(len(m.SampleIDs))]}, Kinds: []int{9}}
 		}},
 	}
 	for _, x := range qsList {
 		logf("%s: %s queries (up to %d, budget %s)", s.name, x.name, x.n, qs.budget)
-		res, err := runQueries(ctx, c, cur, x.name, x.n, 20, 5, qs.budget, x.mk)
+		res, err := runQueries(ctx, c, cur, x.name, x.n, 10, 5, qs.budget, x.mk)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", x.name, err)
 		}
