@@ -6,18 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gorilla/websocket"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 // handlers receive what a connection reads; t is when the frame was read. They run on the
-// connection's reader goroutine and must not block for long.
+// connection's reader goroutine and must not block for long. raw is only valid during the
+// call (the read buffer is reused): copy it to keep it.
 type handlers struct {
 	ok     func(id string, ok bool, reason string, t time.Time)
 	event  func(sub string, raw []byte, t time.Time)
@@ -161,12 +164,30 @@ func (c *client) answerAuth(challenge string) {
 
 func (c *client) readLoop() {
 	defer close(c.done)
+	buf := make([]byte, 0, 4096)
 	for {
-		_, msg, err := c.ws.ReadMessage()
+		_, r, err := c.ws.NextReader()
 		if err != nil {
 			c.readErr = err
 			return
 		}
+		// read the frame into the reused buffer (gorilla's ReadMessage allocates per message)
+		buf = buf[:0]
+		for {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				c.readErr = err
+				return
+			}
+		}
+		msg := buf
 		t := time.Now()
 		label, rest := parseLabel(msg)
 		switch label {
@@ -263,14 +284,15 @@ func nextString(b []byte) (string, []byte) {
 	return "", nil
 }
 
-// eventID pulls the id out of a raw event object without decoding it: `"id":"` can only occur
-// unescaped as a key, and the only object with an "id" key is the event itself.
-func eventID(raw []byte) string {
+// eventIDKey pulls the id out of a raw event object without decoding it: `"id":"` can only
+// occur unescaped as a key, and the only object with an "id" key is the event itself. The
+// string shares raw's memory: use it for map lookups only, never keep it.
+func eventIDKey(raw []byte) string {
 	i := bytes.Index(raw, []byte(`"id":"`))
 	if i < 0 || len(raw) < i+6+64 {
 		return ""
 	}
-	return string(raw[i+6 : i+6+64])
+	return unsafe.String(&raw[i+6], 64)
 }
 
 func eventMsg(ev *nostr.Event) []byte {

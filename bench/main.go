@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,6 +54,7 @@ type config struct {
 	hivePprof      string
 	dataDir        string
 	keep           bool
+	settle         time.Duration
 	noCache        bool
 	writeReadme    bool
 	readme         string
@@ -91,10 +93,21 @@ func main() {
 	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve")
 	flag.StringVar(&c.dataDir, "data", ".data", "cache and scratch directory (corpus cache, databases)")
 	flag.BoolVar(&c.noCache, "no-cache", false, "import the stored events even when a cached preloaded database fits")
+	flag.DurationVar(&c.settle, "settle", 30*time.Second, "before each workload, wait at most this long for other processes to use < 20% of a core (0: do not wait)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the databases and logs of this run")
 	flag.BoolVar(&c.writeReadme, "write-readme", false, "rewrite the results section of -readme")
 	flag.StringVar(&c.readme, "readme", "README.md", "README whose results section -write-readme rewrites")
+	cpuprofile := flag.String("cpuprofile", "", "write the benchmark client's own CPU profile here")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			logf("error: %v", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	def := func(v *int, full, quick int) {
 		if *v == 0 {
 			*v = full
@@ -395,6 +408,11 @@ func runServer(ctx context.Context, c *config, s *server, r *serverResult, corpu
 		if !s.alive() {
 			r.fail("%s: %s skipped: server is not running; log:\n%s", s.name, name, tail(s.logPath, 20))
 			return
+		}
+		if c.settle > 0 {
+			if busy := waitQuiet(s.pid(), c.settle); busy >= 0.2 {
+				logf("%s: other processes still use %.0f%% of a core after waiting %s; %s runs anyway", s.name, busy*100, c.settle, name)
+			}
 		}
 		rss, hwm := procMem(s.pid())
 		logf("%s: -- %s (RSS %d MB, peak %d MB)", s.name, name, rss/1024, hwm/1024)

@@ -438,3 +438,18 @@ func machineBusy() time.Duration {
 	}
 	return time.Duration(busy) * time.Second / 100
 }
+
+// waitQuiet waits, at most maxWait, until the processes other than the server and the benchmark
+// use less than 20% of one core over a second, and returns the last share seen.
+func waitQuiet(pid int, maxWait time.Duration) float64 {
+	deadline := time.Now().Add(maxWait)
+	for {
+		m0, s0, p0 := machineBusy(), selfCPU(), procCPU(pid)
+		time.Sleep(time.Second)
+		others := (machineBusy() - m0) - (selfCPU() - s0) - (procCPU(pid) - p0)
+		share := max(0, others.Seconds())
+		if share < 0.2 || time.Now().After(deadline) {
+			return share
+		}
+	}
+}

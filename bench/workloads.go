@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -312,7 +313,7 @@ func queryClient(ctx context.Context, s *server) (*client, *atomic.Pointer[pendi
 	h := handlers{
 		event: func(sub string, raw []byte, t time.Time) {
 			if p := cur.Load(); p != nil && p.sub == sub {
-				p.events = append(p.events, raw)
+				p.events = append(p.events, bytes.Clone(raw))
 			}
 		},
 		eose: func(sub string, t time.Time) {
@@ -414,7 +415,7 @@ func runFanout(ctx context.Context, s *server, ch string, evs []*nostr.Event, su
 		var once sync.Once
 		return handlers{
 			event: func(sub string, raw []byte, t time.Time) {
-				if i, ok := index[eventID(raw)]; ok {
+				if i, ok := index[eventIDKey(raw)]; ok {
 					recs[k] = append(recs[k], rec{int32(i), t.UnixNano()})
 					delivered.Add(1)
 				}
