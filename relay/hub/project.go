@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ainb/hive/identity"
@@ -16,12 +17,16 @@ import (
 
 // projector implements store.Projector: every event that changes hub state is
 // checked against the state in the same transaction that stores it, and the
-// state tables move with it.
+// state tables move with it. Like the store, it decides before it writes: a
+// refusal must leave every table as it was.
 type projector struct {
 	hub *Hub
 }
 
 func (p *projector) Schema() []string { return schema }
+
+// Stateful: only state kinds write projection rows.
+func (p *projector) Stateful(kind int) bool { return slices.Contains(stateKinds, kind) }
 
 // stateKinds are the kinds whose Apply touches the projection tables; Rebuild
 // replays only these.
@@ -601,12 +606,14 @@ func (t *tx) deleteInChannel(ev *nostr.Event) error {
 }
 
 // deletion (NIP-09): the store removes only the author's own events; the hub
-// refuses to delete the events its state is built from.
+// refuses to delete the events its state is built from. All targets are
+// checked before any projection row changes.
 func (t *tx) deletion(ev *nostr.Event) error {
 	state := map[int]bool{}
 	for _, k := range stateKinds {
 		state[k] = k != kinds.Reaction && k != kinds.Profile && k != kinds.Deletion
 	}
+	var targets []*nostr.Event
 	for _, tg := range ev.Tags {
 		if len(tg) < 2 {
 			continue
@@ -623,19 +630,22 @@ func (t *tx) deletion(ev *nostr.Event) error {
 			if state[target.Kind] {
 				return reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", target.Kind)
 			}
-			if target.Kind == kinds.Reaction {
-				if _, err := t.Exec(`DELETE FROM reactions WHERE event_id = ?`, target.ID); err != nil {
-					return err
-				}
-			}
-			if target.Kind == kinds.Profile {
-				if _, err := t.Exec(`DELETE FROM agents WHERE agent = ?`, target.PubKey); err != nil {
-					return err
-				}
-			}
+			targets = append(targets, target)
 		case "a":
-			if k, _, ok := strings.Cut(tg[1], ":"); ok && (k == fmt.Sprint(kinds.AgentRevocation)) {
+			if k, _, ok := strings.Cut(tg[1], ":"); ok && k == fmt.Sprint(kinds.AgentRevocation) {
 				return reject("invalid: a revocation cannot be deleted")
+			}
+		}
+	}
+	for _, target := range targets {
+		switch target.Kind {
+		case kinds.Reaction:
+			if _, err := t.Exec(`DELETE FROM reactions WHERE event_id = ?`, target.ID); err != nil {
+				return err
+			}
+		case kinds.Profile:
+			if _, err := t.Exec(`DELETE FROM agents WHERE agent = ?`, target.PubKey); err != nil {
+				return err
 			}
 		}
 	}

@@ -100,7 +100,7 @@ func buildQuery(f nostr.Filter, cols string, now int64) (q string, args []any, e
 		}
 	}
 	if driver != "" {
-		from = "tags t JOIN events e ON e.seq = t.seq"
+		from = "tags t CROSS JOIN events e ON e.seq = t.seq" // CROSS: the tag index drives, whatever else the filter says
 		where = append(where, "t.name = ?", "t.value = ?")
 		args = append(args, driver, f.Tags[driver][0])
 		if f.Since != nil {

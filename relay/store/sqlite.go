@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ import (
 type Projector interface {
 	Schema() []string
 	Apply(tx *Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
+	// Stateful reports whether Apply may write for this kind; such events are
+	// checked for duplicates before Apply runs, others by the insert itself.
+	Stateful(kind int) bool
 }
 
 // Options tune the store. Zero values take the defaults.
@@ -39,6 +43,7 @@ type Options struct {
 	MaxLimit     int // hard cap on limit (default 5000)
 	Projector    Projector
 	Now          func() time.Time
+	Log          func(msg string, err error) // where the writer reports trouble (default: nowhere)
 }
 
 func (o *Options) defaults() {
@@ -60,6 +65,9 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Log == nil {
+		o.Log = func(string, error) {}
+	}
 }
 
 // SQLite is the event log. Create it with Open.
@@ -73,6 +81,9 @@ type SQLite struct {
 	// transaction runs unprepared and is prepared after that batch commits.
 	wstmts map[string]*sql.Stmt
 	wanted map[string]bool
+	// deleted maps an event id to the authors of NIP-09 deletions naming it,
+	// so a deleted event is refused without a query. Writer goroutine only.
+	deleted map[string][]string
 
 	rmu    sync.Mutex // guards rstmts
 	rstmts map[string]*sql.Stmt
@@ -145,6 +156,10 @@ func Open(path string, opts Options) (*SQLite, error) {
 	r.SetMaxIdleConns(opts.Readers)
 	s := &SQLite{opts: opts, w: w, r: r, queue: make(chan *write, opts.QueueSize), done: make(chan struct{}),
 		wstmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}, rstmts: map[string]*sql.Stmt{}}
+	if err := s.loadDeleted(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	go s.writer()
 	return s, nil
 }
@@ -326,49 +341,110 @@ func (s *SQLite) prepareWanted() {
 	}
 }
 
-// commit applies a batch in one transaction. Each write gets its own savepoint,
-// so one rejected event does not undo the others.
+// commit applies a batch in one transaction. Every step of a write decides
+// before it changes anything (that is the contract for projectors too), so a
+// refused event leaves nothing to undo and needs no savepoint. An unexpected
+// SQL error rolls the batch back and replays it one write per transaction.
 func (s *SQLite) commit(batch []*write) {
-	finish := func(err error) {
+	defer func() {
 		for _, w := range batch {
-			if err != nil {
-				w.err, w.derived = err, nil
-			}
 			w.finish()
 		}
+	}()
+	if s.commitBatch(batch) {
+		return
 	}
+	s.rolledBack()
+	for _, w := range batch {
+		w.err, w.derived = nil, nil
+		s.commitBatch([]*write{w})
+	}
+}
+
+// loadDeleted rebuilds the deleted-id map from the kind 5 events in the log.
+func (s *SQLite) loadDeleted() error {
+	s.deleted = map[string][]string{}
+	rows, err := s.w.Query(`SELECT raw FROM events WHERE kind = ?`, kinds.Deletion)
+	if err != nil {
+		return fmt.Errorf("loading deletions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var raw string
+		if err := rows.Scan(&raw); err != nil {
+			return err
+		}
+		ev := &nostr.Event{}
+		if err := ev.UnmarshalJSON([]byte(raw)); err == nil {
+			s.noteDeletion(ev)
+		}
+	}
+	return rows.Err()
+}
+
+func (s *SQLite) noteDeletion(del *nostr.Event) {
+	for _, tag := range del.Tags {
+		if len(tag) >= 2 && tag[0] == "e" {
+			s.deleted[tag[1]] = append(s.deleted[tag[1]], del.PubKey)
+		}
+	}
+}
+
+func (s *SQLite) isDeleted(ev *nostr.Event) bool {
+	for _, pk := range s.deleted[ev.ID] {
+		if pk == ev.PubKey {
+			return true
+		}
+	}
+	return false
+}
+
+// rolledBack tells the projector, if it caches, that writes it saw were undone.
+func (s *SQLite) rolledBack() {
+	if err := s.loadDeleted(); err != nil {
+		s.opts.Log("reloading deletions after a rollback failed", err)
+	}
+	if rb, ok := s.opts.Projector.(interface{ RolledBack() }); ok {
+		rb.RolledBack()
+	}
+}
+
+// commitBatch reports false when the batch must be retried write by write.
+func (s *SQLite) commitBatch(batch []*write) bool {
 	sqlTx, err := s.w.Begin()
 	if err != nil {
-		finish(fmt.Errorf("error: could not start a transaction: %w", err))
-		return
+		for _, w := range batch {
+			w.err = fmt.Errorf("error: could not start a transaction: %w", err)
+		}
+		return true
 	}
 	tx := &Tx{sqlTx, s}
 	for _, w := range batch {
-		if _, err := tx.Exec("SAVEPOINT w"); err != nil {
-			tx.Rollback()
-			finish(fmt.Errorf("error: %w", err))
-			return
-		}
 		w.err = s.apply(tx, w)
-		if w.err != nil {
-			w.derived = nil
-			if _, err := tx.Exec("ROLLBACK TO w"); err != nil {
-				tx.Rollback()
-				finish(fmt.Errorf("error: %w", err))
-				return
-			}
+		if w.err == nil || isRefusal(w.err) {
+			continue
 		}
-		if _, err := tx.Exec("RELEASE w"); err != nil {
-			tx.Rollback()
-			finish(fmt.Errorf("error: %w", err))
-			return
+		tx.Rollback()
+		if len(batch) > 1 {
+			return false
 		}
+		s.rolledBack()
+		w.err, w.derived = fmt.Errorf("error: %w", w.err), nil
+		return true
 	}
 	if err := tx.Commit(); err != nil {
-		finish(fmt.Errorf("error: commit failed: %w", err))
-		return
+		for _, w := range batch {
+			w.err, w.derived = fmt.Errorf("error: commit failed: %w", err), nil
+		}
+		s.rolledBack()
 	}
-	finish(nil)
+	return true
+}
+
+// isRefusal tells a decided refusal (nothing written) from a failure.
+func isRefusal(err error) bool {
+	var r *Rejection
+	return errors.As(err, &r) || errors.Is(err, ErrDuplicate)
 }
 
 func (s *SQLite) apply(tx *Tx, w *write) error {
@@ -380,120 +456,137 @@ func (s *SQLite) apply(tx *Tx, w *write) error {
 	case opExec:
 		return w.fn(tx)
 	}
-	if err := s.insert(tx, w.ev); err != nil {
+	stateful := s.opts.Projector != nil && s.opts.Projector.Stateful(w.ev.Kind)
+	p, err := s.check(tx, w.ev, stateful)
+	if err != nil {
 		return err
 	}
 	var derived []*nostr.Event
 	if s.opts.Projector != nil {
-		var err error
-		// Before NIP-09 deletions apply, so the projector still sees their targets.
+		// Before the event's own deletions apply, so the projector sees their targets.
 		if derived, err = s.opts.Projector.Apply(tx, w.ev); err != nil {
 			return err
 		}
+	}
+	if err := s.write(tx, w.ev, p); err != nil {
+		return err
 	}
 	if w.ev.Kind == kinds.Deletion {
 		if err := applyDeletion(tx, w.ev); err != nil {
 			return err
 		}
+		s.noteDeletion(w.ev)
 	}
 	for _, d := range derived {
-		if err := s.insert(tx, d); err != nil && !errors.Is(err, ErrDuplicate) {
-			return fmt.Errorf("error: storing derived kind %d: %w", d.Kind, err)
+		dp, err := s.check(tx, d, true)
+		if err == nil {
+			err = s.write(tx, d, dp)
+		}
+		if err != nil && !isRefusal(err) {
+			return fmt.Errorf("storing derived kind %d: %w", d.Kind, err)
 		}
 	}
 	w.derived = derived
 	return nil
 }
 
-func (s *SQLite) insert(tx *Tx, ev *nostr.Event) error {
-	now := s.opts.Now().Unix()
-	var expiration *int64
+// plan is what check decided about an event, for write to carry out.
+type plan struct {
+	d          *string // NULL for regular events
+	expiration *int64
+	older      []int64 // superseded versions of a replaceable event
+}
+
+// check decides whether ev may be stored, without writing anything. A
+// duplicate regular event is caught by write's insert instead, unless lookup
+// asks for it now.
+func (s *SQLite) check(tx *Tx, ev *nostr.Event, lookup bool) (plan, error) {
+	var p plan
 	if tag := ev.Tags.Find("expiration"); tag != nil {
 		exp, err := strconv.ParseInt(tag[1], 10, 64)
 		if err != nil {
-			return reject("invalid: expiration tag is not a unix timestamp")
+			return p, reject("invalid: expiration tag is not a unix timestamp")
 		}
-		if exp <= now {
-			return reject("invalid: event has already expired")
+		if exp <= s.opts.Now().Unix() {
+			return p, reject("invalid: event has already expired")
 		}
-		expiration = &exp
+		p.expiration = &exp
 	}
 	storage := kinds.Classify(ev.Kind).Storage
 	switch storage {
 	case kinds.Ephemeral, kinds.NeverStored:
-		return reject(fmt.Sprintf("invalid: kind %d is %s and is never stored", ev.Kind, storage))
+		return p, reject(fmt.Sprintf("invalid: kind %d is %s and is never stored", ev.Kind, storage))
 	}
-	if deleted, err := isDeleted(tx, ev); err != nil {
-		return err
-	} else if deleted {
-		return reject("blocked: this event was deleted by its author")
+	if s.isDeleted(ev) {
+		return p, reject("blocked: this event was deleted by its author")
 	}
-	var d *string
+	if lookup || storage == kinds.Replaceable || storage == kinds.Addressable {
+		var exists bool
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE id = ?)`, ev.ID).Scan(&exists); err != nil {
+			return p, fmt.Errorf("checking for duplicates: %w", err)
+		}
+		if exists {
+			return p, ErrDuplicate
+		}
+	}
 	switch storage {
 	case kinds.Replaceable:
 		empty := ""
-		d = &empty
+		p.d = &empty
 	case kinds.Addressable:
 		v := ev.Tags.GetD()
-		d = &v
-	}
-	if d != nil {
-		if err := replaceOlder(tx, ev, *d); err != nil {
-			return err
+		p.d = &v
+		gone, err := addrDeleted(tx, ev)
+		if err != nil {
+			return p, err
+		}
+		if gone {
+			return p, reject("blocked: this address was deleted by its author")
 		}
 	}
+	if p.d != nil {
+		older, err := replaceable(tx, ev, *p.d)
+		if err != nil {
+			return p, err
+		}
+		p.older = older
+	}
+	return p, nil
+}
+
+// write stores ev as check planned it.
+func (s *SQLite) write(tx *Tx, ev *nostr.Event, p plan) error {
 	raw, err := ev.MarshalJSON()
 	if err != nil {
-		return reject("invalid: cannot encode event")
+		return fmt.Errorf("encoding event: %w", err)
 	}
-	res, err := tx.Exec(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, d, expiration, string(raw))
+	res, err := tx.Exec(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`,
+		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, p.d, p.expiration, string(raw))
 	if err != nil {
-		return fmt.Errorf("error: insert: %w", err)
+		return fmt.Errorf("insert: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrDuplicate
+		return ErrDuplicate // nothing written yet: the replaced versions go below
 	}
 	seq, err := res.LastInsertId()
 	if err != nil {
-		return fmt.Errorf("error: insert: %w", err)
+		return fmt.Errorf("insert: %w", err)
 	}
-	for _, k := range indexedTags(ev) {
-		if _, err := tx.Exec(`INSERT INTO tags (name, value, created_at, seq) VALUES (?, ?, ?, ?)`,
-			k[0], k[1], int64(ev.CreatedAt), seq); err != nil {
-			return fmt.Errorf("error: insert tag: %w", err)
+	tags := indexedTags(ev)
+	for len(tags) > 0 {
+		n := min(len(tags), 32)
+		args := make([]any, 0, 4*n)
+		for _, k := range tags[:n] {
+			args = append(args, k[0], k[1], int64(ev.CreatedAt), seq)
 		}
-	}
-	return nil
-}
-
-// replaceOlder keeps one event per (pubkey, kind, d): the newest, ties going to
-// the lowest id (NIP-01).
-func replaceOlder(tx *Tx, ev *nostr.Event, d string) error {
-	rows, err := tx.Query(`SELECT seq, id, created_at FROM events WHERE pubkey = ? AND kind = ? AND d = ?`, ev.PubKey, ev.Kind, d)
-	if err != nil {
-		return fmt.Errorf("error: %w", err)
-	}
-	var older []int64
-	for rows.Next() {
-		var seq, at int64
-		var id string
-		if err := rows.Scan(&seq, &id, &at); err != nil {
-			rows.Close()
-			return fmt.Errorf("error: %w", err)
+		q := "INSERT INTO tags (name, value, created_at, seq) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", n), ",")
+		if _, err := tx.Exec(q, args...); err != nil {
+			return fmt.Errorf("insert tags: %w", err)
 		}
-		if at > int64(ev.CreatedAt) || (at == int64(ev.CreatedAt) && id <= ev.ID) {
-			rows.Close()
-			if id == ev.ID {
-				return ErrDuplicate
-			}
-			return reject("duplicate: a newer version of this replaceable event is stored")
-		}
-		older = append(older, seq)
+		tags = tags[n:]
 	}
-	rows.Close()
-	for _, seq := range older {
+	for _, seq := range p.older {
 		if err := deleteSeq(tx, seq); err != nil {
 			return err
 		}
@@ -501,28 +594,38 @@ func replaceOlder(tx *Tx, ev *nostr.Event, d string) error {
 	return nil
 }
 
-// isDeleted reports whether a stored NIP-09 deletion by ev's author names ev.
-func isDeleted(tx *Tx, ev *nostr.Event) (bool, error) {
-	var one int
-	err := tx.QueryRow(`SELECT 1 FROM tags t JOIN events e ON e.seq = t.seq
-		WHERE t.name = 'e' AND t.value = ? AND e.kind = ? AND e.pubkey = ? LIMIT 1`,
-		ev.ID, kinds.Deletion, ev.PubKey).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = nil
-	}
-	if err == nil && one == 0 && kinds.Classify(ev.Kind).Storage == kinds.Addressable {
-		addr := fmt.Sprintf("%d:%s:%s", ev.Kind, ev.PubKey, ev.Tags.GetD())
-		err = tx.QueryRow(`SELECT 1 FROM tags t JOIN events e ON e.seq = t.seq
-			WHERE t.name = 'a' AND t.value = ? AND e.kind = ? AND e.pubkey = ? AND e.created_at >= ? LIMIT 1`,
-			addr, kinds.Deletion, ev.PubKey, int64(ev.CreatedAt)).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			err = nil
-		}
-	}
+// replaceable finds the stored versions ev supersedes: one event is kept per
+// (pubkey, kind, d), the newest, ties going to the lowest id (NIP-01).
+func replaceable(tx *Tx, ev *nostr.Event, d string) ([]int64, error) {
+	rows, err := tx.Query(`SELECT seq, id, created_at FROM events WHERE pubkey = ? AND kind = ? AND d = ?`, ev.PubKey, ev.Kind, d)
 	if err != nil {
-		return false, fmt.Errorf("error: %w", err)
+		return nil, err
 	}
-	return one == 1, nil
+	defer rows.Close()
+	var older []int64
+	for rows.Next() {
+		var seq, at int64
+		var id string
+		if err := rows.Scan(&seq, &id, &at); err != nil {
+			return nil, err
+		}
+		if at > int64(ev.CreatedAt) || (at == int64(ev.CreatedAt) && id <= ev.ID) {
+			return nil, reject("duplicate: a newer version of this replaceable event is stored")
+		}
+		older = append(older, seq)
+	}
+	return older, rows.Err()
+}
+
+// addrDeleted reports whether a NIP-09 deletion by ev's author covers ev's
+// address at or after ev's created_at.
+func addrDeleted(tx *Tx, ev *nostr.Event) (bool, error) {
+	addr := fmt.Sprintf("%d:%s:%s", ev.Kind, ev.PubKey, ev.Tags.GetD())
+	var n int
+	err := tx.QueryRow(`SELECT COUNT(*) FROM tags t CROSS JOIN events e ON e.seq = t.seq
+		WHERE t.name = 'a' AND t.value = ? AND e.kind = ? AND e.pubkey = ? AND e.created_at >= ?`,
+		addr, kinds.Deletion, ev.PubKey, int64(ev.CreatedAt)).Scan(&n)
+	return n > 0, err
 }
 
 // applyDeletion removes what a NIP-09 deletion names, if its author wrote it.
