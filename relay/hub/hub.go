@@ -43,6 +43,7 @@ type Hub struct {
 	view *view
 
 	targets *channelCache
+	proj    *projector
 }
 
 // Open opens the log, rebuilds the projections from it, and builds the relay.
@@ -57,7 +58,8 @@ func Open(cfg Config) (*Hub, error) {
 		cfg.Now = time.Now
 	}
 	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
-	cfg.Store.Projector = &projector{hub: h}
+	h.proj = &projector{hub: h}
+	cfg.Store.Projector = h.proj
 	st, err := store.Open(cfg.DBPath, cfg.Store)
 	if err != nil {
 		return nil, err

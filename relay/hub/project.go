@@ -21,7 +21,32 @@ import (
 // refusal must leave every table as it was.
 type projector struct {
 	hub *Hub
+	// Channel rows and roles read by earlier writes, so a message does not
+	// query them again. Only the writer goroutine uses it; every change to a
+	// channel drops that channel's entries, and a rollback drops them all.
+	cache *writeCache
 }
+
+type writeCache struct {
+	channels map[string]*channelRow // nil value: known not to exist
+	roles    map[[2]string]string
+}
+
+func newWriteCache() *writeCache {
+	return &writeCache{channels: map[string]*channelRow{}, roles: map[[2]string]string{}}
+}
+
+func (c *writeCache) forget(channel string) {
+	delete(c.channels, channel)
+	for k := range c.roles {
+		if k[0] == channel {
+			delete(c.roles, k)
+		}
+	}
+}
+
+// RolledBack drops everything cached: it may describe undone writes.
+func (p *projector) RolledBack() { p.cache = newWriteCache() }
 
 func (p *projector) Schema() []string { return schema }
 
@@ -44,10 +69,14 @@ var channelID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 type tx struct {
 	*store.Tx
 	admin string
+	cache *writeCache
 }
 
 func (p *projector) Apply(sqlTx *store.Tx, ev *nostr.Event) ([]*nostr.Event, error) {
-	t := &tx{sqlTx, p.hub.admin}
+	if p.cache == nil {
+		p.cache = newWriteCache()
+	}
+	t := &tx{sqlTx, p.hub.admin, p.cache}
 	ch, err := t.apply(ev)
 	if err != nil || ch == nil || p.hub.keys.SecretHex == "" {
 		return nil, err
@@ -77,8 +106,10 @@ func (t *tx) apply(ev *nostr.Event) (*change, error) {
 	case kinds.HubMemberAdd, kinds.HubMemberRemove:
 		return nil, t.hubMembership(ev)
 	case kinds.CreateGroup:
+		defer t.cache.forget(tagValue(ev, "h")) // after the change: its own checks cached the old state
 		return t.createChannel(ev)
 	case kinds.EditMetadata, kinds.DeleteGroup, kinds.AddUser, kinds.RemoveUser, kinds.JoinRequest, kinds.LeaveRequest:
+		defer t.cache.forget(tagValue(ev, "h"))
 		return t.channelAdmin(ev)
 	case kinds.Message:
 		return nil, t.message(ev)
@@ -166,23 +197,53 @@ type channelRow struct {
 
 func (c *channelRow) open() bool { return c.visibility == "open" && c.typ == "stream" }
 
+// channel returns a copy of the channel's row, or nil if there is none.
 func (t *tx) channel(id string) (*channelRow, error) {
+	if c, ok := t.cache.channels[id]; ok {
+		if c == nil {
+			return nil, nil
+		}
+		cp := *c
+		return &cp, nil
+	}
 	c := &channelRow{}
 	err := t.QueryRow(`SELECT id, name, about, visibility, type, creator, deleted FROM channels WHERE id = ?`, id).
 		Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
 	if errors.Is(err, sql.ErrNoRows) {
+		c, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(t.cache.channels) > 10000 {
+		t.cache.channels = map[string]*channelRow{}
+	}
+	t.cache.channels[id] = c
+	if c == nil {
 		return nil, nil
 	}
-	return c, err
+	cp := *c
+	return &cp, nil
 }
 
 func (t *tx) role(channel, pk string) (string, error) {
+	k := [2]string{channel, pk}
+	if role, ok := t.cache.roles[k]; ok {
+		return role, nil
+	}
 	var role string
 	err := t.QueryRow(`SELECT role FROM channel_members WHERE channel = ? AND pubkey = ?`, channel, pk).Scan(&role)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+		role, err = "", nil
 	}
-	return role, err
+	if err != nil {
+		return "", err
+	}
+	if len(t.cache.roles) > 100000 {
+		t.cache.roles = map[[2]string]string{}
+	}
+	t.cache.roles[k] = role
+	return role, nil
 }
 
 func (t *tx) owners(channel string) (int, error) {

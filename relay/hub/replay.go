@@ -28,7 +28,10 @@ func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
 		if err != nil {
 			return err
 		}
-		t := &tx{sqlTx, h.admin}
+		t := &tx{sqlTx, h.admin, newWriteCache()}
+		if h.proj != nil {
+			h.proj.RolledBack() // the tables it cached from are being rebuilt
+		}
 		for _, ev := range evs {
 			replayed++
 			if _, err := sqlTx.Exec("SAVEPOINT r"); err != nil {
