@@ -333,13 +333,35 @@ func unameM() string {
 	return strings.TrimSpace(string(out))
 }
 
+// hiveRevision names the hive source that was built: its commit, and whether files outside
+// bench/ differed from it.
+func hiveRevision(src string) string {
+	if src == "" {
+		return "a prebuilt binary (-hive-bin)"
+	}
+	out, err := exec.Command("git", "-C", src, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "an unknown revision"
+	}
+	rev := "commit " + strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "-C", src, "status", "--porcelain", "--", ".", ":(exclude)bench").Output()
+	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		rev += " with uncommitted changes"
+	}
+	return rev
+}
+
 func envSection(c *config) string {
 	mode := "full"
 	if c.quick {
 		mode = "quick (-quick)"
 	}
-	return fmt.Sprintf("Run of %s: %s, `uname -m` %s, %s, %d cores, %s. Mode: %s, %s stored events. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), "linux", unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), mode, fmtCount(c.stored))
+	src := c.hiveSrc
+	if c.hiveBin != "" {
+		src = ""
+	}
+	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s. Mode: %s, %s stored events. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), mode, fmtCount(c.stored))
 }
 
 const (
