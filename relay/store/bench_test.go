@@ -33,24 +33,61 @@ func BenchmarkPublishPipelined(b *testing.B) {
 	wg.Wait()
 }
 
-// BenchmarkChannelHistory reads the newest 50 messages of a channel among 100k.
-func BenchmarkChannelHistory(b *testing.B) {
+// BenchmarkQueries reads from 100k stored messages in 10 channels: a page of
+// channel history, and exact lookups by #e, #p, authors and ids.
+func BenchmarkQueries(b *testing.B) {
 	s := open(b, Options{})
-	a := newSigner(b)
+	people := make([]signer, 20)
+	for i := range people {
+		people[i] = newSigner(b)
+	}
 	var wg sync.WaitGroup
+	var ids []string
 	for i := 0; i < 100_000; i++ {
-		ch := fmt.Sprint("c", i%10)
-		ev := a.event(b, 9, int64(1000+i), "m", nostr.Tag{"h", ch})
+		who := people[i%len(people)]
+		tags := nostr.Tags{{"h", fmt.Sprint("c", i%10)}}
+		if i%7 == 0 && len(ids) > 0 {
+			tags = append(tags, nostr.Tag{"e", ids[len(ids)/2], "", "root"})
+		}
+		if i%5 == 0 {
+			tags = append(tags, nostr.Tag{"p", people[(i/5)%len(people)].pk})
+		}
+		ev := who.event(b, 9, int64(1000+i), "m", tags...)
+		ids = append(ids, ev.ID)
 		wg.Add(1)
-		s.PublishAsync(ctx, ev, func([]*nostr.Event, error) { wg.Done() })
+		s.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
+			if err != nil {
+				b.Error(err)
+			}
+			wg.Done()
+		})
 	}
 	wg.Wait()
-	until := nostr.Timestamp(1000 + 50_000)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		evs, err := s.Query(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c3"}}, Until: &until, Limit: 50})
-		if err != nil || len(evs) != 50 {
-			b.Fatal(len(evs), err)
-		}
+	run := func(name string, f func(i int) nostr.Filter) {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				filter := f(i)
+				evs, err := s.Query(ctx, filter)
+				if err != nil || len(evs) == 0 {
+					b.Fatal(len(evs), err)
+				}
+			}
+		})
 	}
+	run("history", func(i int) nostr.Filter {
+		until := nostr.Timestamp(1000 + 10_000 + (i*7919)%90_000)
+		return nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {fmt.Sprint("c", i%10)}}, Until: &until, Limit: 50}
+	})
+	run("tag-e", func(i int) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"e": {ids[50_000]}}, Limit: 50}
+	})
+	run("tag-p", func(i int) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"p": {people[i%len(people)].pk}}, Limit: 50}
+	})
+	run("authors", func(i int) nostr.Filter {
+		return nostr.Filter{Authors: []string{people[i%len(people)].pk}, Limit: 20}
+	})
+	run("ids", func(i int) nostr.Filter {
+		return nostr.Filter{IDs: []string{ids[(i*7919)%len(ids)]}}
+	})
 }
