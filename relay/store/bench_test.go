@@ -47,7 +47,7 @@ func BenchmarkQueries(b *testing.B) {
 		who := people[i%len(people)]
 		tags := nostr.Tags{{"h", fmt.Sprint("c", i%10)}}
 		if i%7 == 0 && len(ids) > 0 {
-			tags = append(tags, nostr.Tag{"e", ids[len(ids)/2], "", "root"})
+			tags = append(tags, nostr.Tag{"e", ids[(i/7)%100], "", "root"})
 		}
 		if i%5 == 0 {
 			tags = append(tags, nostr.Tag{"p", people[(i/5)%len(people)].pk})
@@ -79,7 +79,7 @@ func BenchmarkQueries(b *testing.B) {
 		return nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {fmt.Sprint("c", i%10)}}, Until: &until, Limit: 50}
 	})
 	run("tag-e", func(i int) nostr.Filter {
-		return nostr.Filter{Tags: nostr.TagMap{"e": {ids[50_000]}}, Limit: 50}
+		return nostr.Filter{Tags: nostr.TagMap{"e": {ids[i%100]}}, Limit: 50}
 	})
 	run("tag-p", func(i int) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {people[i%len(people)].pk}}, Limit: 50}
