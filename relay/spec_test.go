@@ -1,0 +1,45 @@
+package relay
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// spec/protocol.md states the defaults the code applies.
+func TestProtocolSpecDefaults(t *testing.T) {
+	raw, err := os.ReadFile("../spec/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	var c Config
+	c.defaults()
+	want := []string{
+		fmt.Sprintf("| `max_message_length` | %d KiB |", c.MaxMessageBytes>>10),
+		fmt.Sprintf("| `max_subscriptions` | %d per connection |", c.MaxSubscriptions),
+		fmt.Sprintf("| `max_filters` | %d per REQ or COUNT |", c.MaxFilters),
+		fmt.Sprintf("| `max_filter_values` | %s ids", commas(c.MaxFilterValues)),
+		fmt.Sprintf("| `max_subid_length` | %d |", c.MaxSubIDLength),
+		fmt.Sprintf("| `max_event_tags`, `max_content_length` | %s, %d KiB |", commas(c.MaxEventTags), c.MaxContentBytes>>10),
+		fmt.Sprintf("| `created_at_upper_limit` | %d s ahead |", int(c.MaxFutureSkew.Seconds())),
+		fmt.Sprintf("At most %d EVENTs per connection wait", c.MaxInflight),
+		fmt.Sprintf("more than %d MiB pile up", c.MaxOutboundBytes>>20),
+		fmt.Sprintf("within %d s is closed", int(c.AuthTimeout.Seconds())),
+	}
+	flat := strings.Join(strings.Fields(doc), " ")
+	for _, w := range want {
+		if !strings.Contains(flat, strings.Join(strings.Fields(w), " ")) {
+			t.Errorf("spec/protocol.md does not say %q", w)
+		}
+	}
+}
+
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
