@@ -416,17 +416,18 @@ func runServer(ctx context.Context, c *config, s *server, r *serverResult, corpu
 		}
 		rss, hwm := procMem(s.pid())
 		logf("%s: -- %s (RSS %d MB, peak %d MB)", s.name, name, rss/1024, hwm/1024)
-		cpu0, self0, m0, t0 := procCPU(s.pid()), selfCPU(), machineBusy(), time.Now()
+		cpu0, self0, m0, w0, t0 := procCPU(s.pid()), selfCPU(), machineBusy(), procWritten(s.pid()), time.Now()
 		if err := fn(); err != nil {
 			r.fail("%s %s: %v", s.name, name, err)
 		}
 		wall := time.Since(t0)
 		srv, self, all := procCPU(s.pid())-cpu0, selfCPU()-self0, machineBusy()-m0
+		written := procWritten(s.pid()) - w0
 		others := max(0, all-srv-self)
 		r.Wall += wall
 		r.Others += others
-		logf("%s: %s took %s; CPU: server %s, bench client %s, other processes %s (%.0f%% of one core)", s.name, name, wall.Round(time.Millisecond),
-			srv.Round(time.Millisecond), self.Round(time.Millisecond), others.Round(time.Millisecond), 100*others.Seconds()/wall.Seconds())
+		logf("%s: %s took %s; CPU: server %s, bench client %s, other processes %s (%.0f%% of one core); server wrote %.1f MB (files and sockets)", s.name, name, wall.Round(time.Millisecond),
+			srv.Round(time.Millisecond), self.Round(time.Millisecond), others.Round(time.Millisecond), 100*others.Seconds()/wall.Seconds(), float64(written)/1e6)
 		if !s.alive() {
 			r.fail("%s died during %s; log:\n%s", s.name, name, tail(s.logPath, 20))
 		}

@@ -453,3 +453,19 @@ func waitQuiet(pid int, maxWait time.Duration) float64 {
 		}
 	}
 }
+
+// procWritten is the number of bytes a process passed to write-like syscalls so far (wchar in
+// /proc/PID/io: files and sockets alike).
+func procWritten(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
