@@ -360,8 +360,8 @@ func envSection(c *config) string {
 	if c.hiveBin != "" {
 		src = ""
 	}
-	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s. Mode: %s, %s stored events. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), mode, fmtCount(c.stored))
+	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s. Mode: %s, %s stored events; the whole run took %s. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), mode, fmtCount(c.stored), time.Since(logStart).Round(time.Second))
 }
 
 const (
