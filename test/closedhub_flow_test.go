@@ -49,6 +49,9 @@ func TestTeamHappyPath(t *testing.T) {
 	b.refused(bob.sign(t, 9005, "", nostr.Tag{"h", "general"}, nostr.Tag{"e", agentMsg.ID}), "restricted:")
 	a.must(alice.sign(t, 9005, "", nostr.Tag{"h", "general"}, nostr.Tag{"e", agentMsg.ID}))
 	a.refused(alice.sign(t, 9022, "", nostr.Tag{"h", "general"}), "invalid:") // last owner
+	if evs, closed := b.req("byid", nostr.Filter{IDs: []string{root.ID, reply.ID}}); closed != "" || len(evs) != 2 {
+		t.Fatalf("plain ids lookup of readable events: %d events, %q", len(evs), closed)
+	}
 
 	// private channel with the agent as a bot
 	createChannel(t, a, alice, "ops", "private")

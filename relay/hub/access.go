@@ -102,12 +102,8 @@ func (h *Hub) channelOfID(id string) string {
 	if ch, ok := h.targets.get(id); ok {
 		return ch
 	}
-	var raw string
-	if err := h.Store.ReadDB().QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw); err != nil {
-		return ""
-	}
-	ev := &nostr.Event{}
-	if ev.UnmarshalJSON([]byte(raw)) != nil {
+	ev := h.storedEvent(id)
+	if ev == nil {
 		return ""
 	}
 	ch := tagValue(ev, "h")
@@ -118,10 +114,33 @@ func (h *Hub) channelOfID(id string) string {
 	return ch
 }
 
+// storedEvent loads an event by id from the read pool, or nil.
+func (h *Hub) storedEvent(id string) *nostr.Event {
+	var raw string
+	if err := h.Store.ReadDB().QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw); err != nil {
+		return nil
+	}
+	ev := &nostr.Event{}
+	if ev.UnmarshalJSON([]byte(raw)) != nil {
+		return nil
+	}
+	return ev
+}
+
 // rejectFilter refuses a REQ or COUNT that could match events the reader may
 // not see, instead of returning a silently filtered result that looks complete.
 func (h *Hub) rejectFilter(_ context.Context, c *relay.Conn, f nostr.Filter) string {
 	reader := c.PubKey()
+	if len(f.IDs) > 0 {
+		// Named events can be judged one by one: refuse if any stored one is
+		// unreadable, so the answer is never a silently shortened list.
+		for _, id := range f.IDs {
+			if ev := h.storedEvent(id); ev != nil && !h.canRead(c, ev) {
+				return "restricted: event " + id + " is not readable by you"
+			}
+		}
+		return ""
+	}
 	gates := map[kinds.Gate][]int{}
 	if f.Kinds == nil {
 		gates[kinds.ChannelMembers] = nil
