@@ -11,10 +11,11 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// Conn is one client connection. Its reader goroutine handles messages in order;
-// outbound messages go through a bounded queue drained by a writer goroutine that
-// exists only while there is something to write, so an idle connection costs one
-// goroutine.
+// Conn is one client connection. Its reader goroutine only reads: messages go
+// to a bounded queue that a worker goroutine handles in order, and outbound
+// messages to a bounded queue drained by a writer goroutine. Worker and writer
+// exist only while they have something to do, so an idle connection costs one
+// goroutine with a small stack.
 type Conn struct {
 	relay     *Relay
 	ws        *websocket.Conn
@@ -25,11 +26,14 @@ type Conn struct {
 	cancel    context.CancelFunc
 
 	inflight chan struct{} // one token per EVENT awaiting commit
+	queued   chan struct{} // one token per message read and not yet handled
 
 	mu       sync.Mutex
 	pubkey   string // NIP-42 authenticated pubkey
 	owner    string // for an attested agent or device: its owner
 	meta     any    // policy data attached at AUTH (e.g. the attestation)
+	in       [][]byte
+	working  bool
 	out      [][]byte
 	outBytes int
 	writing  bool
@@ -51,6 +55,7 @@ func newConn(r *Relay, ws *websocket.Conn, req *http.Request) *Conn {
 		ctx:       ctx,
 		cancel:    cancel,
 		inflight:  make(chan struct{}, r.cfg.MaxInflight),
+		queued:    make(chan struct{}, r.cfg.MaxQueued),
 	}
 	ws.SetReadLimit(int64(r.cfg.MaxMessageBytes))
 	return c
@@ -129,7 +134,40 @@ func (c *Conn) readLoop() {
 			c.send(notice("invalid: only text frames carry Nostr messages"))
 			continue
 		}
+		// Wait for room: a client that sends faster than the hub handles is
+		// held back here, and through TCP.
+		select {
+		case c.queued <- struct{}{}:
+		case <-c.ctx.Done():
+			return
+		}
+		c.mu.Lock()
+		c.in = append(c.in, msg)
+		start := !c.working
+		c.working = true
+		c.mu.Unlock()
+		if start {
+			go c.work()
+		}
+	}
+}
+
+// work handles queued messages in order and exits when the queue is empty.
+func (c *Conn) work() {
+	for {
+		c.mu.Lock()
+		if len(c.in) == 0 || c.closed {
+			c.working = false
+			c.in = nil
+			c.mu.Unlock()
+			return
+		}
+		msg := c.in[0]
+		c.in[0] = nil
+		c.in = c.in[1:]
+		c.mu.Unlock()
 		c.handle(msg)
+		<-c.queued
 	}
 }
 

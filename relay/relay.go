@@ -32,6 +32,7 @@ type Config struct {
 	MaxContentBytes  int           // default 128 KiB
 	MaxFutureSkew    time.Duration // how far created_at may be ahead of now (default 15 min)
 	MaxInflight      int           // EVENTs awaiting commit per connection (default 256)
+	MaxQueued        int           // messages read but not yet handled per connection (default 64)
 	MaxOutboundBytes int           // queued outbound bytes before a slow consumer is dropped (default 4 MiB)
 	WriteTimeout     time.Duration // default 10 s
 	PingInterval     time.Duration // default 30 s; a peer silent for 3 intervals is dropped
@@ -59,6 +60,7 @@ func (c *Config) defaults() {
 	set(&c.MaxEventTags, 2500)
 	set(&c.MaxContentBytes, 128<<10)
 	set(&c.MaxInflight, 256)
+	set(&c.MaxQueued, 64)
 	set(&c.MaxOutboundBytes, 4<<20)
 	set(&c.ReadBufferBytes, 1024)
 	setD(&c.MaxFutureSkew, 15*time.Minute)
@@ -157,7 +159,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.conns[c] = struct{}{}
 	r.mu.Unlock()
-	c.readLoop()
+	// A goroutine of its own, so net/http's goroutine and its buffers for this
+	// connection can go: an idle connection then costs one small stack.
+	go c.readLoop()
 }
 
 // Broadcast hands ev to live subscribers without storing it; hub-side code uses it
