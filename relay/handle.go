@@ -176,21 +176,21 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 
 	seen := make(map[string]struct{})
 	for _, f := range filters {
-		evs, err := r.store.Query(c.ctx, f)
+		found, err := r.store.QueryRaw(c.ctx, f)
 		if err != nil {
 			c.send(closedMsg(id, prefixed(err)))
 			c.handleClose(id)
 			return
 		}
-		for _, ev := range evs {
-			if _, dup := seen[ev.ID]; dup {
+		for _, st := range found {
+			if _, dup := seen[st.Event.ID]; dup {
 				continue
 			}
-			seen[ev.ID] = struct{}{}
-			if !r.canRead(c, ev) {
+			seen[st.Event.ID] = struct{}{}
+			if !r.canRead(c, st.Event) {
 				continue
 			}
-			c.send(eventMsg(sub.prefix, encodeEvent(ev)))
+			c.send(eventMsg(sub.prefix, st.Raw))
 		}
 	}
 	c.send(eose(id))

@@ -28,6 +28,7 @@ type serveFlags struct {
 	admin      string
 	pprof      string
 	verbose    bool
+	window     time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -48,6 +49,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.admin, "admin", "", "admin pubkey (npub or hex); default: create DATA/admin.key on first start")
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "debug logging")
+	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
 	return cmd
 }
 
@@ -107,6 +109,7 @@ func serve(ctx context.Context, f serveFlags) error {
 		Admin:  admin,
 		Keys:   hubKey,
 		Relay:  relay.Config{PublicURLs: urls},
+		Store:  store.Options{CommitWindow: commitWindow(f.window)},
 		Log:    log,
 	})
 	if err != nil {
@@ -167,4 +170,12 @@ func servePprof(addr string, log *slog.Logger) {
 	if err := http.ListenAndServe(addr, mux); err != nil {
 		log.Warn("pprof stopped", "err", err)
 	}
+}
+
+// commitWindow maps the flag to the store's option, where 0 means the default.
+func commitWindow(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -28,6 +28,26 @@ func (s *SQLite) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr.E
 
 // Query returns the events matching f, newest first, ties by id.
 func (s *SQLite) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	found, err := s.QueryRaw(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*nostr.Event, len(found))
+	for i, st := range found {
+		out[i] = st.Event
+	}
+	return out, nil
+}
+
+// Stored is an event with the JSON it was stored as, so it can be sent on
+// without encoding it again.
+type Stored struct {
+	Event *nostr.Event
+	Raw   []byte
+}
+
+// QueryRaw is Query that also returns each event's stored JSON.
+func (s *SQLite) QueryRaw(ctx context.Context, f nostr.Filter) ([]Stored, error) {
 	limit := f.Limit
 	switch {
 	case f.LimitZero:
@@ -54,22 +74,22 @@ func (s *SQLite) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, err
 		return nil, fmt.Errorf("error: query: %w", err)
 	}
 	defer rows.Close()
-	out := make([]*nostr.Event, 0, min(limit, 64))
+	out := make([]Stored, 0, min(limit, 64))
 	for rows.Next() {
-		var raw string
+		var raw []byte
 		if err := rows.Scan(&raw); err != nil {
 			return nil, fmt.Errorf("error: query: %w", err)
 		}
 		ev := &nostr.Event{}
-		if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
+		if err := ev.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
 		}
 		// SQLite may compare text only up to a NUL byte, so values that differ
 		// after one can match: check every row against the filter itself.
-		if n := len(out); (n > 0 && out[n-1].ID == ev.ID) || !f.Matches(ev) {
+		if n := len(out); (n > 0 && out[n-1].Event.ID == ev.ID) || !f.Matches(ev) {
 			continue
 		}
-		out = append(out, ev)
+		out = append(out, Stored{ev, raw})
 	}
 	return out, rows.Err()
 }
