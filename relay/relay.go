@@ -38,7 +38,7 @@ type Config struct {
 	PingInterval     time.Duration // default 30 s; a peer silent for 3 intervals is dropped
 	AuthWindow       time.Duration // NIP-42 created_at tolerance (default 60 s)
 	AuthTimeout      time.Duration // with RequireAuth, close connections not authenticated by then (default 60 s)
-	ReadBufferBytes  int           // websocket read buffer (default 1 KiB)
+	ReadBufferBytes  int           // websocket read buffer (default 512 B; larger messages take more reads)
 }
 
 func (c *Config) defaults() {
@@ -62,7 +62,7 @@ func (c *Config) defaults() {
 	set(&c.MaxInflight, 256)
 	set(&c.MaxQueued, 64)
 	set(&c.MaxOutboundBytes, 4<<20)
-	set(&c.ReadBufferBytes, 1024)
+	set(&c.ReadBufferBytes, 512)
 	setD(&c.MaxFutureSkew, 15*time.Minute)
 	setD(&c.WriteTimeout, 10*time.Second)
 	setD(&c.PingInterval, 30*time.Second)
