@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 type Conn struct {
 	relay     *Relay
 	ws        *websocket.Conn
+	raw       net.Conn // the socket under ws, for batched data frames
 	challenge string
 	remote    string
 	since     time.Time
@@ -49,6 +51,7 @@ func newConn(r *Relay, ws *websocket.Conn, req *http.Request) *Conn {
 	c := &Conn{
 		relay:     r,
 		ws:        ws,
+		raw:       ws.UnderlyingConn(),
 		challenge: hex.EncodeToString(b[:]),
 		since:     time.Now(),
 		remote:    remoteAddr(req),
@@ -201,6 +204,7 @@ func (c *Conn) send(msg []byte) {
 }
 
 func (c *Conn) flush() {
+	var buf []byte
 	for {
 		c.mu.Lock()
 		if c.closed || len(c.out) == 0 {
@@ -212,11 +216,15 @@ func (c *Conn) flush() {
 		batch := c.out
 		c.out = nil
 		c.mu.Unlock()
-		for _, m := range batch {
-			c.ws.SetWriteDeadline(time.Now().Add(c.relay.cfg.WriteTimeout))
-			err := c.ws.WriteMessage(websocket.TextMessage, m)
+		// Everything queued goes out as complete frames in as few writes as
+		// possible: a page of 50 events is one syscall, not 50.
+		for len(batch) > 0 {
+			var sent int
+			buf, batch, sent = appendFrames(buf[:0], batch, 256<<10)
+			c.raw.SetWriteDeadline(time.Now().Add(c.relay.cfg.WriteTimeout))
+			_, err := c.raw.Write(buf)
 			c.mu.Lock()
-			c.outBytes -= len(m)
+			c.outBytes -= sent
 			c.mu.Unlock()
 			if err != nil {
 				c.shutdown("")
@@ -224,6 +232,32 @@ func (c *Conn) flush() {
 			}
 		}
 	}
+}
+
+// appendFrames renders messages as unmasked websocket text frames (RFC 6455
+// section 5.2; a server never masks) until about max bytes, and returns the
+// messages left and the payload bytes it took. Each call to net.Conn.Write is atomic with respect to other
+// writers, so gorilla's control frames (ping, pong, close) never land inside
+// one of these frames.
+func appendFrames(dst []byte, msgs [][]byte, max int) ([]byte, [][]byte, int) {
+	payload := 0
+	for len(msgs) > 0 && (len(dst) == 0 || len(dst)+len(msgs[0]) <= max) {
+		m := msgs[0]
+		msgs = msgs[1:]
+		n := len(m)
+		dst = append(dst, 0x81) // FIN, text
+		switch {
+		case n < 126:
+			dst = append(dst, byte(n))
+		case n <= 0xFFFF:
+			dst = append(dst, 126, byte(n>>8), byte(n))
+		default:
+			dst = append(dst, 127, 0, 0, 0, 0, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		}
+		dst = append(dst, m...)
+		payload += n
+	}
+	return dst, msgs, payload
 }
 
 // shutdown closes the connection once. A non-empty reason is sent as a NOTICE

@@ -279,3 +279,27 @@ func TestFilterValueCap(t *testing.T) {
 		t.Fatalf("10 values: %q", msg)
 	}
 }
+
+// Frames of every length encoding (7-bit, 16-bit, 64-bit) reach the client intact.
+func TestFrameSizesRoundTrip(t *testing.T) {
+	h := startOpenHub(t, relay.Config{})
+	k := newKey(t)
+	c := dialRaw(t, h.URL)
+	var sent []*nostr.Event
+	for _, n := range []int{1, 125, 126, 65535 - 300, 70000, 120000} {
+		ev := k.sign(t, 1, strings.Repeat("z", n))
+		if ok, msg := c.publish(ev); !ok {
+			t.Fatal(msg)
+		}
+		sent = append(sent, ev)
+	}
+	evs, closed := c.req("all", nostr.Filter{Authors: []string{k.pk}})
+	if closed != "" || len(evs) != len(sent) {
+		t.Fatalf("got %d events, %q", len(evs), closed)
+	}
+	for _, ev := range evs {
+		if !ev.CheckID() {
+			t.Fatalf("event of %d bytes came back damaged", len(ev.Content))
+		}
+	}
+}
