@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,7 +18,7 @@ import (
 
 	"github.com/ainb/hive/kinds"
 	"github.com/fiatjaf/eventstore"
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/mattn/go-sqlite3"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -36,10 +37,11 @@ type Projector interface {
 
 // Options tune the store. Zero values take the defaults.
 type Options struct {
-	MaxBatch  int // events per write transaction (default 1000)
-	QueueSize int // pending writes before callers block (default 4096)
-	Readers   int // reader connections (default 4)
-	PageSize  int // page size of a new database file (default 2048)
+	MaxBatch  int   // events per write transaction (default 1000)
+	QueueSize int   // pending writes before callers block (default 4096)
+	Readers   int   // reader connections (default 4)
+	PageSize  int   // page size of a new database file (default 2048)
+	MmapBytes int64 // how much of the file readers memory-map (default 4 GiB)
 	// CommitWindow is how long a batch smaller than WindowBatch waits for more
 	// writes before it commits (default 1 ms; negative: commit at once).
 	CommitWindow time.Duration
@@ -63,6 +65,9 @@ func (o *Options) defaults() {
 	}
 	if o.WindowBatch <= 0 {
 		o.WindowBatch = 8
+	}
+	if o.MmapBytes <= 0 {
+		o.MmapBytes = 4 << 30
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 2048
@@ -176,11 +181,14 @@ func Open(path string, opts Options) (*SQLite, error) {
 			return nil, fmt.Errorf("store schema: %w", err)
 		}
 	}
-	r, err := sql.Open("sqlite3", base+"?mode=ro&_journal_mode=WAL&_busy_timeout=10000&_query_only=1&_cache_size=-16000")
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
+	// Readers map the file (no read syscall per page) and keep a private cache.
+	r := sql.OpenDB(&connector{
+		dsn: base + "?mode=ro&_journal_mode=WAL&_busy_timeout=10000&_query_only=1&_cache_size=-16000",
+		drv: &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", opts.MmapBytes), nil)
+			return err
+		}},
+	})
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
 	// Commits must not stop to copy the WAL into the database: the writer never
@@ -380,6 +388,16 @@ func (s *SQLite) writer() {
 		s.prepareWanted()
 	}
 }
+
+// connector opens connections with a per-connection setup hook, without
+// registering a driver globally.
+type connector struct {
+	dsn string
+	drv *sqlite3.SQLiteDriver
+}
+
+func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c *connector) Driver() driver.Driver                        { return c.drv }
 
 // Tx is the write transaction handed to projectors and Exec callbacks. Its
 // Exec, Query and QueryRow reuse statements prepared on the writer's connection.
