@@ -63,6 +63,18 @@ func (f *hubFlags) dial(ctx context.Context) (*client.Client, error) {
 	return c, nil
 }
 
+// session connects for the length of one command and runs fn.
+func (f *hubFlags) session(cmd *cobra.Command, fn func(context.Context, *client.Client) error) error {
+	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
+	defer cancel()
+	c, err := f.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(ctx, c)
+}
+
 func newAgentRevokeCmd() *cobra.Command {
 	var f hubFlags
 	var agent, reason string
@@ -75,22 +87,17 @@ func newAgentRevokeCmd() *cobra.Command {
 			if err != nil {
 				return exitWith(exitUsage, fmt.Errorf("--agent: %w", err))
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
-			defer cancel()
-			c, err := f.dial(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			ev, err := identity.NewRevocation(c.Keys, agentHex, reason, time.Now().Unix())
-			if err != nil {
-				return exitWith(exitInvalid, err)
-			}
-			if err := c.Publish(ctx, ev); err != nil {
-				return exitWith(exitRefused, err)
-			}
-			return printResult(cmd, f.asJSON, map[string]any{"revoked": agentHex, "at": ev.CreatedAt, "event": ev.ID},
-				fmt.Sprintf("revoked %s at %d; re-attest at least one second from now to restore it", agentHex, ev.CreatedAt))
+			return f.session(cmd, func(ctx context.Context, c *client.Client) error {
+				ev, err := identity.NewRevocation(c.Keys, agentHex, reason, time.Now().Unix())
+				if err != nil {
+					return exitWith(exitInvalid, err)
+				}
+				if err := c.Publish(ctx, ev); err != nil {
+					return exitWith(exitRefused, err)
+				}
+				return printResult(cmd, f.asJSON, map[string]any{"revoked": agentHex, "at": ev.CreatedAt, "event": ev.ID},
+					fmt.Sprintf("revoked %s at %d; re-attest at least one second from now to restore it", agentHex, ev.CreatedAt))
+			})
 		},
 	}
 	f.register(cmd, "owner key file")
@@ -110,20 +117,15 @@ func newAgentProfileCmd() *cobra.Command {
 			if f.tag == "" {
 				return exitWith(exitUsage, errors.New("--tag is required: the owner's attestation from `hive agent attest`"))
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
-			defer cancel()
-			c, err := f.dial(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			tag, _ := identity.ParseTagJSON(f.tag)
-			content, _ := json.Marshal(map[string]any{"name": name, "about": about, "bot": true})
-			ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{tag, {"bot"}}}
-			if err := c.Publish(ctx, ev); err != nil {
-				return exitWith(exitRefused, err)
-			}
-			return printResult(cmd, f.asJSON, map[string]any{"event": ev.ID, "agent": c.Keys.PublicHex}, "published profile "+ev.ID)
+			return f.session(cmd, func(ctx context.Context, c *client.Client) error {
+				tag, _ := identity.ParseTagJSON(f.tag)
+				content, _ := json.Marshal(map[string]any{"name": name, "about": about, "bot": true})
+				ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{tag, {"bot"}}}
+				if err := c.Publish(ctx, ev); err != nil {
+					return exitWith(exitRefused, err)
+				}
+				return printResult(cmd, f.asJSON, map[string]any{"event": ev.ID, "agent": c.Keys.PublicHex}, "published profile "+ev.ID)
+			})
 		},
 	}
 	f.register(cmd, "agent key file")
@@ -151,72 +153,67 @@ func newAgentListCmd() *cobra.Command {
 		Short: "List your agents known to the hub (from their profiles), with expiry and revocation state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
-			defer cancel()
-			c, err := f.dial(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			me := c.Keys.PublicHex
-			profiles, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
-			if err != nil {
-				return exitWith(exitUnavailable, err)
-			}
-			revs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.AgentRevocation}, Authors: []string{me}, Limit: 5000})
-			if err != nil {
-				return exitWith(exitUnavailable, err)
-			}
-			revokedAt := map[string]int64{}
-			for _, ev := range revs {
-				if _, agent, at, err := identity.ParseRevocation(ev); err == nil {
-					revokedAt[agent] = at
-				}
-			}
-			now := time.Now().Unix()
-			var rows []agentRow
-			for _, ev := range profiles {
-				tag, err := identity.FindAuthTag(ev)
+			return f.session(cmd, func(ctx context.Context, c *client.Client) error {
+				me := c.Keys.PublicHex
+				profiles, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
 				if err != nil {
-					continue
+					return exitWith(exitUnavailable, err)
 				}
-				a, err := identity.VerifyAuthTag(tag, ev.PubKey)
-				if err != nil || a.Owner != me {
-					continue
+				revs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.AgentRevocation}, Authors: []string{me}, Limit: 5000})
+				if err != nil {
+					return exitWith(exitUnavailable, err)
 				}
-				npub, _ := nip19.EncodePublicKey(ev.PubKey)
-				row := agentRow{Agent: ev.PubKey, Npub: npub, Conditions: a.RawConditions}
-				var meta struct{ Name string }
-				json.Unmarshal([]byte(ev.Content), &meta)
-				row.Name = meta.Name
-				if exp, ok := a.Conditions.Expiry(); ok {
-					row.ExpiresAt, row.Expired = &exp, now >= exp
+				revokedAt := map[string]int64{}
+				for _, ev := range revs {
+					if _, agent, at, err := identity.ParseRevocation(ev); err == nil {
+						revokedAt[agent] = at
+					}
 				}
-				if at, ok := revokedAt[ev.PubKey]; ok {
-					row.RevokedAt, row.Revoked = &at, identity.RevokedBy(a.Conditions, at)
+				now := time.Now().Unix()
+				var rows []agentRow
+				for _, ev := range profiles {
+					tag, err := identity.FindAuthTag(ev)
+					if err != nil {
+						continue
+					}
+					a, err := identity.VerifyAuthTag(tag, ev.PubKey)
+					if err != nil || a.Owner != me {
+						continue
+					}
+					npub, _ := nip19.EncodePublicKey(ev.PubKey)
+					row := agentRow{Agent: ev.PubKey, Npub: npub, Conditions: a.RawConditions}
+					var meta struct{ Name string }
+					json.Unmarshal([]byte(ev.Content), &meta)
+					row.Name = meta.Name
+					if exp, ok := a.Conditions.Expiry(); ok {
+						row.ExpiresAt, row.Expired = &exp, now >= exp
+					}
+					if at, ok := revokedAt[ev.PubKey]; ok {
+						row.RevokedAt, row.Revoked = &at, identity.RevokedBy(a.Conditions, at)
+					}
+					rows = append(rows, row)
 				}
-				rows = append(rows, row)
-			}
-			sort.Slice(rows, func(i, j int) bool { return rows[i].Name+rows[i].Agent < rows[j].Name+rows[j].Agent })
-			if f.asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"agents": rows})
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tAGENT\tEXPIRES\tSTATE")
-			for _, r := range rows {
-				exp, state := "never", "active"
-				if r.ExpiresAt != nil {
-					exp = time.Unix(*r.ExpiresAt, 0).UTC().Format(time.RFC3339)
+				sort.Slice(rows, func(i, j int) bool { return rows[i].Name+rows[i].Agent < rows[j].Name+rows[j].Agent })
+				if f.asJSON {
+					return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"agents": rows})
 				}
-				switch {
-				case r.Revoked:
-					state = "revoked"
-				case r.Expired:
-					state = "expired"
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "NAME\tAGENT\tEXPIRES\tSTATE")
+				for _, r := range rows {
+					exp, state := "never", "active"
+					if r.ExpiresAt != nil {
+						exp = time.Unix(*r.ExpiresAt, 0).UTC().Format(time.RFC3339)
+					}
+					switch {
+					case r.Revoked:
+						state = "revoked"
+					case r.Expired:
+						state = "expired"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Name, r.Npub, exp, state)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Name, r.Npub, exp, state)
-			}
-			return w.Flush()
+				return w.Flush()
+			})
 		},
 	}
 	f.register(cmd, "owner key file")

@@ -761,22 +761,8 @@ func applyDeletion(tx *Tx, del *nostr.Event) error {
 			if !ok || pub != del.PubKey {
 				continue
 			}
-			rows, err := tx.Query(`SELECT seq FROM events WHERE pubkey = ? AND kind = ? AND d = ? AND created_at <= ?`, pub, kind, d, int64(del.CreatedAt))
-			if err != nil {
-				return fmt.Errorf("error: %w", err)
-			}
-			var seqs []int64
-			for rows.Next() {
-				var seq int64
-				if err := rows.Scan(&seq); err == nil {
-					seqs = append(seqs, seq)
-				}
-			}
-			rows.Close()
-			for _, seq := range seqs {
-				if err := deleteSeq(tx, seq); err != nil {
-					return err
-				}
+			if err := deleteWhere(tx, `pubkey = ? AND kind = ? AND d = ? AND created_at <= ?`, pub, kind, d, int64(del.CreatedAt)); err != nil {
+				return err
 			}
 		}
 	}
@@ -784,22 +770,16 @@ func applyDeletion(tx *Tx, del *nostr.Event) error {
 }
 
 func parseAddr(a string) (kind int, pub, d string, ok bool) {
-	var i, j int
-	for i = 0; i < len(a) && a[i] != ':'; i++ {
-	}
-	if i == len(a) {
+	k, rest, found := strings.Cut(a, ":")
+	if !found {
 		return
 	}
-	for j = i + 1; j < len(a) && a[j] != ':'; j++ {
-	}
-	if j == len(a) {
+	pub, d, found = strings.Cut(rest, ":")
+	if !found {
 		return
 	}
-	k, err := strconv.Atoi(a[:i])
-	if err != nil {
-		return
-	}
-	return k, a[i+1 : j], a[j+1:], true
+	kind, err := strconv.Atoi(k)
+	return kind, pub, d, err == nil
 }
 
 func deleteByID(tx *Tx, id string) error {
@@ -855,16 +835,23 @@ func deleteSeq(tx *Tx, seq int64) error {
 }
 
 func (s *SQLite) sweep(tx *Tx) error {
-	rows, err := tx.Query(`SELECT seq FROM events WHERE expiration IS NOT NULL AND expiration <= ?`, s.opts.Now().Unix())
+	return deleteWhere(tx, `expiration IS NOT NULL AND expiration <= ?`, s.opts.Now().Unix())
+}
+
+// deleteWhere deletes every event matching the condition, with its tags.
+func deleteWhere(tx *Tx, cond string, args ...any) error {
+	rows, err := tx.Query(`SELECT seq FROM events WHERE `+cond, args...)
 	if err != nil {
 		return fmt.Errorf("error: %w", err)
 	}
 	var seqs []int64
 	for rows.Next() {
 		var seq int64
-		if err := rows.Scan(&seq); err == nil {
-			seqs = append(seqs, seq)
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return fmt.Errorf("error: %w", err)
 		}
+		seqs = append(seqs, seq)
 	}
 	rows.Close()
 	for _, seq := range seqs {
