@@ -77,15 +77,7 @@ func TestAgentLifecycleThroughCLI(t *testing.T) {
 		t.Fatalf("agent list before revoke: %+v", list.Agents)
 	}
 
-	closed := make(chan time.Time, 1)
-	go func() {
-		for {
-			if _, _, err := ag.ws.ReadMessage(); err != nil {
-				closed <- time.Now()
-				return
-			}
-		}
-	}()
+	closed := closedAt(ag)
 	start := time.Now()
 	hiveCmd(t, "agent", "revoke", "--hub", p.URL, "--key", ownerKey, "--agent", created.Npub)
 	select {

@@ -19,14 +19,8 @@ import (
 // Two members and an agent in open, private and DM channels, through
 // go-nostr's client where it can speak for itself.
 func TestTeamHappyPath(t *testing.T) {
-	h := startClosedHub(t)
-	alice, bob, agent := newKey(t), newKey(t), newKey(t)
-	admin := h.as(t, h.Admin)
-	h.addMember(t, admin, alice)
-	h.addMember(t, admin, bob)
-	a, b := h.as(t, alice), h.as(t, bob)
-	tag := attest(t, alice, agent, time.Hour)
-	ag := h.as(t, agent, tag)
+	h, tm := startTeam(t)
+	alice, bob, agent, a, b, ag, tag := tm.alice, tm.bob, tm.agent, tm.a, tm.b, tm.ag, tm.tag
 	// the agent's profile records its owner
 	ag.must(agent.sign(t, 0, `{"name":"helper","bot":true}`, tag, nostr.Tag{"bot"}))
 
@@ -127,15 +121,7 @@ func TestRevocationKicksAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := make(chan time.Time, 1)
-	go func() {
-		for {
-			if _, _, err := ag.ws.ReadMessage(); err != nil {
-				closed <- time.Now()
-				return
-			}
-		}
-	}()
+	closed := closedAt(ag)
 	start := time.Now()
 	o.must(rev)
 	acked := time.Now()
@@ -163,14 +149,8 @@ func TestRevocationKicksAgent(t *testing.T) {
 // The projections are a function of the log: dropping them and restarting
 // gives the same state, and replay --verify finds no difference.
 func TestProjectionsRebuildFromLog(t *testing.T) {
-	h := startClosedHub(t)
-	alice, bob, agent := newKey(t), newKey(t), newKey(t)
-	admin := h.as(t, h.Admin)
-	h.addMember(t, admin, alice)
-	h.addMember(t, admin, bob)
-	a, b := h.as(t, alice), h.as(t, bob)
-	tag := attest(t, alice, agent, time.Hour)
-	ag := h.as(t, agent, tag)
+	h, tm := startTeam(t)
+	alice, bob, agent, admin, a, b, ag, tag := tm.alice, tm.bob, tm.agent, tm.admin, tm.a, tm.b, tm.ag, tm.tag
 	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
 	for i := 0; i < 3; i++ {
 		id := fmt.Sprint("c", i)

@@ -119,3 +119,38 @@ func attest(t testing.TB, owner, agent key, d time.Duration) nostr.Tag {
 	}
 	return tag
 }
+
+// team is a hub with two members, alice and bob, and alice's attested agent,
+// each connected and authenticated.
+type team struct {
+	alice, bob, agent key
+	admin, a, b, ag   *raw
+	tag               nostr.Tag
+}
+
+func startTeam(t testing.TB) (*closedHub, team) {
+	t.Helper()
+	h := startClosedHub(t)
+	tm := team{alice: newKey(t), bob: newKey(t), agent: newKey(t)}
+	tm.admin = h.as(t, h.Admin)
+	h.addMember(t, tm.admin, tm.alice)
+	h.addMember(t, tm.admin, tm.bob)
+	tm.a, tm.b = h.as(t, tm.alice), h.as(t, tm.bob)
+	tm.tag = attest(t, tm.alice, tm.agent, time.Hour)
+	tm.ag = h.as(t, tm.agent, tm.tag)
+	return h, tm
+}
+
+// closedAt reports when the hub closes r's connection; r must not be read elsewhere.
+func closedAt(r *raw) <-chan time.Time {
+	closed := make(chan time.Time, 1)
+	go func() {
+		for {
+			if _, _, err := r.ws.ReadMessage(); err != nil {
+				closed <- time.Now()
+				return
+			}
+		}
+	}()
+	return closed
+}
