@@ -282,7 +282,7 @@ func FuzzFilterMatching(f *testing.F) {
 				}
 			}
 		}
-		n, err := st.CountFilters(ctx, []nostr.Filter{flt})
+		n, err := st.CountFilters(ctx, []nostr.Filter{flt}, nil)
 		if err != nil {
 			t.Fatalf("count %s: %v", filterJSON, err)
 		}

@@ -174,9 +174,10 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	// Listen before reading the log, so nothing committed meanwhile is missed.
 	r.subs.add(sub)
 
+	scope := r.readScope(c)
 	seen := make(map[string]struct{})
 	for _, f := range filters {
-		found, err := r.store.QueryRaw(c.ctx, f)
+		found, err := r.store.QueryRaw(c.ctx, f, scope)
 		if err != nil {
 			c.send(closedMsg(id, prefixed(err)))
 			c.handleClose(id)
@@ -201,7 +202,7 @@ func (c *Conn) handleCount(id string, filters []nostr.Filter) {
 		c.send(closedMsg(id, msg))
 		return
 	}
-	n, err := c.relay.store.CountFilters(c.ctx, filters)
+	n, err := c.relay.store.CountFilters(c.ctx, filters, c.relay.readScope(c))
 	if err != nil {
 		c.send(closedMsg(id, prefixed(err)))
 		return
@@ -217,4 +218,12 @@ func (c *Conn) handleClose(id string) {
 	if sub != nil {
 		c.relay.subs.remove(sub)
 	}
+}
+
+// readScope is the narrowing of c's stored reads, or nil.
+func (r *Relay) readScope(c *Conn) *store.Scope {
+	if r.Hooks.ReadScope == nil {
+		return nil
+	}
+	return r.Hooks.ReadScope(c)
 }

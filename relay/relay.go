@@ -82,6 +82,10 @@ type Hooks struct {
 	RejectFilter []func(ctx context.Context, c *Conn, f nostr.Filter) string
 	// CanRead decides, event by event, whether c may receive ev, for stored and live reads.
 	CanRead []func(c *Conn, ev *nostr.Event) bool
+	// ReadScope narrows c's stored reads (REQ and COUNT) inside the query, so
+	// limits and counts cover readable events only; nil reads everything.
+	// CanRead still checks every row it returns.
+	ReadScope func(c *Conn) *store.Scope
 	// Admit decides whether a NIP-42-verified pubkey may use the hub. Returns a refusal or "".
 	Admit []func(ctx context.Context, c *Conn, auth *nostr.Event) string
 	// Committed runs after an event and the events derived from it are committed,

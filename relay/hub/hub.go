@@ -44,6 +44,7 @@ type Hub struct {
 
 	targets *channelCache
 	proj    *projector
+	gated   map[kinds.Gate][]int // kind numbers by read gate, from the kinds table
 }
 
 // Open opens the log, rebuilds the projections from it, and builds the relay.
@@ -59,6 +60,10 @@ func Open(cfg Config) (*Hub, error) {
 	}
 	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
 	h.proj = &projector{hub: h}
+	h.gated = map[kinds.Gate][]int{}
+	for _, k := range kinds.All() {
+		h.gated[k.Gate] = append(h.gated[k.Gate], k.Num)
+	}
 	cfg.Store.Projector = h.proj
 	st, err := store.Open(cfg.DBPath, cfg.Store)
 	if err != nil {
@@ -86,6 +91,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.RejectEvent = append(h.Relay.Hooks.RejectEvent, h.rejectEvent)
 	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
+	h.Relay.Hooks.ReadScope = h.readScope
 	h.Relay.Hooks.Committed = append(h.Relay.Hooks.Committed, h.committed)
 	return h, nil
 }

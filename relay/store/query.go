@@ -28,7 +28,7 @@ func (s *SQLite) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr.E
 
 // Query returns the events matching f, newest first, ties by id.
 func (s *SQLite) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
-	found, err := s.QueryRaw(ctx, f)
+	found, err := s.QueryRaw(ctx, f, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +46,9 @@ type Stored struct {
 	Raw   []byte
 }
 
-// QueryRaw is Query that also returns each event's stored JSON.
-func (s *SQLite) QueryRaw(ctx context.Context, f nostr.Filter) ([]Stored, error) {
+// QueryRaw is Query that also returns each event's stored JSON, narrowed to
+// what scope may read (nil: everything).
+func (s *SQLite) QueryRaw(ctx context.Context, f nostr.Filter, scope *Scope) ([]Stored, error) {
 	limit := f.Limit
 	switch {
 	case f.LimitZero:
@@ -57,7 +58,7 @@ func (s *SQLite) QueryRaw(ctx context.Context, f nostr.Filter) ([]Stored, error)
 	case limit > s.opts.MaxLimit:
 		limit = s.opts.MaxLimit
 	}
-	q, args, empty := buildQuery(f, "e.raw", s.opts.Now().Unix())
+	q, args, empty := buildQuery(f, scope, "e.raw", s.opts.Now().Unix())
 	if empty {
 		return nil, nil
 	}
@@ -96,14 +97,14 @@ func (s *SQLite) QueryRaw(ctx context.Context, f nostr.Filter) ([]Stored, error)
 
 // CountEvents satisfies eventstore.Counter (NIP-45). It ignores limit.
 func (s *SQLite) CountEvents(ctx context.Context, f nostr.Filter) (int64, error) {
-	return s.CountFilters(ctx, []nostr.Filter{f})
+	return s.CountFilters(ctx, []nostr.Filter{f}, nil)
 }
 
 // buildQuery turns a NIP-01 filter into SQL. A single-valued tag condition
 // drives the query through the tag index in created_at order, so a channel's
 // history is read backwards from the index without sorting the channel.
 // empty reports a filter that can match nothing (an empty list).
-func buildQuery(f nostr.Filter, cols string, now int64) (q string, args []any, empty bool) {
+func buildQuery(f nostr.Filter, scope *Scope, cols string, now int64) (q string, args []any, empty bool) {
 	names := tagNames(f)
 	for _, n := range names {
 		if len(f.Tags[n]) == 0 {
@@ -142,6 +143,11 @@ func buildQuery(f nostr.Filter, cols string, now int64) (q string, args []any, e
 	}
 	where = append(where, w...)
 	args = append(args, a...)
+	if scope != nil {
+		w, a := scope.sql()
+		where = append(where, w)
+		args = append(args, a...)
+	}
 	q = "SELECT " + cols + " FROM " + from
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
@@ -217,8 +223,9 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// CountFilters counts the events matching any of filters (NIP-45), each event once.
-func (s *SQLite) CountFilters(ctx context.Context, filters []nostr.Filter) (int64, error) {
+// CountFilters counts the events matching any of filters (NIP-45), each event
+// once, among those scope may read (nil: all).
+func (s *SQLite) CountFilters(ctx context.Context, filters []nostr.Filter, scope *Scope) (int64, error) {
 	var ors []string
 	var args []any
 	now := s.opts.Now().Unix()
@@ -242,7 +249,12 @@ func (s *SQLite) CountFilters(ctx context.Context, filters []nostr.Filter) (int6
 		return 0, nil
 	}
 	var n int64
-	q := "SELECT COUNT(*) FROM events e WHERE " + strings.Join(ors, " OR ")
+	q := "SELECT COUNT(*) FROM events e WHERE (" + strings.Join(ors, " OR ") + ")"
+	if scope != nil {
+		w, a := scope.sql()
+		q += " AND " + w
+		args = append(args, a...)
+	}
 	if err := s.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("error: count: %w", err)
 	}

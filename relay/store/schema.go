@@ -11,7 +11,8 @@ var schema = []string{
 		kind       INTEGER NOT NULL,
 		d          TEXT,
 		expiration INTEGER,
-		raw        TEXT    NOT NULL
+		raw        TEXT    NOT NULL,
+		channel    TEXT -- the channel the event belongs to (ChannelOf), for read scopes
 	)`,
 	`CREATE INDEX IF NOT EXISTS events_created ON events (created_at)`,
 	`CREATE INDEX IF NOT EXISTS events_pubkey ON events (pubkey, created_at)`,

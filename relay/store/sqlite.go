@@ -181,6 +181,10 @@ func Open(path string, opts Options) (*SQLite, error) {
 			return nil, fmt.Errorf("store schema: %w", err)
 		}
 	}
+	if err := migrateChannel(w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store schema: recording each event's channel: %w", err)
+	}
 	// Readers map the file (no read syscall per page) and keep a private cache.
 	r := sql.OpenDB(&connector{
 		dsn: base + "?mode=ro&_journal_mode=WAL&_busy_timeout=10000&_query_only=1&_cache_size=-16000",
@@ -669,9 +673,13 @@ func (s *SQLite) write(tx *Tx, ev *nostr.Event, p plan) error {
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
 	}
-	res, err := tx.Exec(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw) VALUES (?, ?, ?, ?, ?, ?, ?)
+	var channel *string
+	if ch := ChannelOf(ev, func(id string) string { ch, _ := StoredChannel(tx, id); return ch }); ch != "" {
+		channel = &ch
+	}
+	res, err := tx.Exec(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
-		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, p.d, p.expiration, string(raw))
+		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, p.d, p.expiration, string(raw), channel)
 	if err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}

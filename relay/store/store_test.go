@@ -176,7 +176,7 @@ func TestFilterSemantics(t *testing.T) {
 		t.Fatalf("limit 0 returned %d events", len(lz))
 	}
 	// OR of several filters, each event counted once
-	n, _ := s.CountFilters(ctx, []nostr.Filter{{Authors: []string{a.pk}}, {Kinds: []int{7}}})
+	n, _ := s.CountFilters(ctx, []nostr.Filter{{Authors: []string{a.pk}}, {Kinds: []int{7}}}, nil)
 	want := count(nostr.Filter{Authors: []string{a.pk}}) + count(nostr.Filter{Authors: []string{b.pk}, Kinds: []int{7}})
 	if int(n) != want {
 		t.Fatalf("COUNT of OR-ed filters = %d, want %d", n, want)

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Scope narrows a query to the events one reader may read, inside the SQL
+// itself, so a limit counts readable rows only and COUNT counts nothing else.
+// A nil *Scope reads everything.
+type Scope struct {
+	Reader string
+	// Hidden lists the channels whose events the reader may not read.
+	Hidden []string
+	// AuthorOnly kinds are readable by their author only; RecipientOnly kinds
+	// by their author and the keys in their p tags. Other kinds are gated by
+	// their channel (Hidden).
+	AuthorOnly, RecipientOnly []int
+}
+
+// ChannelOf is the channel an event belongs to: its first h tag; for the
+// channel snapshots 39000-39002 their d tag; for reactions and deletions
+// without h, the channel of the first e target that has one (target looks a
+// stored event's channel up). "" when it belongs to none. The store records
+// it at write time, and the hub's per-event read check uses the same rule.
+func ChannelOf(ev *nostr.Event, target func(id string) string) string {
+	if t := ev.Tags.Find("h"); t != nil {
+		return t[1]
+	}
+	switch ev.Kind {
+	case kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers:
+		if t := ev.Tags.Find("d"); t != nil {
+			return t[1]
+		}
+	case kinds.Reaction, kinds.Deletion:
+		for _, t := range ev.Tags {
+			if len(t) >= 2 && t[0] == "e" {
+				if ch := target(t[1]); ch != "" {
+					return ch
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// StoredChannel looks up the channel recorded for a stored event ("" if it
+// has none); stored is false when the event is not in the log.
+func StoredChannel(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, id string) (ch string, stored bool) {
+	var c sql.NullString
+	if err := q.QueryRow(`SELECT channel FROM events WHERE id = ?`, id).Scan(&c); err != nil {
+		return "", false
+	}
+	return c.String, true
+}
+
+// sql renders the scope as one condition on the events row e.
+func (sc *Scope) sql() (string, []any) {
+	var cases []string
+	var args []any
+	if len(sc.AuthorOnly) > 0 {
+		cases = append(cases, "WHEN e.kind IN ("+intList(sc.AuthorOnly)+") THEN e.pubkey = ?")
+		args = append(args, sc.Reader)
+	}
+	if len(sc.RecipientOnly) > 0 {
+		cases = append(cases, "WHEN e.kind IN ("+intList(sc.RecipientOnly)+") THEN (e.pubkey = ? OR EXISTS "+
+			"(SELECT 1 FROM tags s WHERE s.name = 'p' AND s.value = ? AND s.created_at = e.created_at AND s.seq = e.seq))")
+		args = append(args, sc.Reader, sc.Reader)
+	}
+	other := "1"
+	if len(sc.Hidden) > 0 {
+		hidden, _ := json.Marshal(sc.Hidden)
+		other = "(e.channel IS NULL OR e.channel NOT IN (SELECT value FROM json_each(?)))"
+		args = append(args, string(hidden))
+	}
+	if len(cases) == 0 {
+		return other, args
+	}
+	return "(CASE " + strings.Join(cases, " ") + " ELSE " + other + " END)", args
+}
+
+func intList(ks []int) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = strconv.Itoa(k)
+	}
+	return strings.Join(s, ",")
+}
+
+// migrateChannel adds the channel column to a log written before it existed
+// and fills it from the stored events, oldest first so targets come before
+// the reactions to them.
+func migrateChannel(db *sql.DB) error {
+	var has bool
+	if err := db.QueryRow(`SELECT COUNT(*) > 0 FROM pragma_table_info('events') WHERE name = 'channel'`).Scan(&has); err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`ALTER TABLE events ADD COLUMN channel TEXT`); err != nil {
+		return err
+	}
+	rows, err := tx.Query(`SELECT seq, raw FROM events ORDER BY seq`)
+	if err != nil {
+		return err
+	}
+	chans := map[string]string{}
+	type upd struct {
+		seq int64
+		ch  string
+	}
+	var ups []upd
+	for rows.Next() {
+		var seq int64
+		var raw string
+		if err := rows.Scan(&seq, &raw); err != nil {
+			rows.Close()
+			return err
+		}
+		ev := &nostr.Event{}
+		if ev.UnmarshalJSON([]byte(raw)) != nil {
+			continue
+		}
+		if ch := ChannelOf(ev, func(id string) string { return chans[id] }); ch != "" {
+			chans[ev.ID] = ch
+			ups = append(ups, upd{seq, ch})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, u := range ups {
+		if _, err := tx.Exec(`UPDATE events SET channel = ? WHERE seq = ?`, u.ch, u.seq); err != nil {
+			return fmt.Errorf("recording channels: %w", err)
+		}
+	}
+	return tx.Commit()
+}
