@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ainb/hive/kinds"
@@ -63,126 +64,58 @@ func (h *Hub) readScope(c *relay.Conn) *store.Scope {
 	return sc
 }
 
-// storedEvent loads an event by id from the read pool, or nil.
-func (h *Hub) storedEvent(id string) *nostr.Event {
-	var raw string
-	if err := h.Store.ReadDB().QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw); err != nil {
-		return nil
-	}
-	ev := &nostr.Event{}
-	if ev.UnmarshalJSON([]byte(raw)) != nil {
-		return nil
-	}
-	return ev
-}
-
-// rejectFilter refuses a REQ or COUNT that could match events the reader may
-// not see, instead of returning a silently filtered result that looks complete.
-func (h *Hub) rejectFilter(_ context.Context, c *relay.Conn, f nostr.Filter) string {
+// rejectFilter refuses a REQ or COUNT whose filter targets something the
+// reader may not read; any other filter is answered, narrowed to what the
+// reader may read by readScope (spec/auth.md, "Reading").
+func (h *Hub) rejectFilter(ctx context.Context, c *relay.Conn, f nostr.Filter) string {
 	reader := c.PubKey()
-	if len(f.IDs) > 0 {
-		// Named events can be judged one by one: refuse if any stored one is
-		// unreadable, so the answer is never a silently shortened list.
-		for _, id := range f.IDs {
-			if ev := h.storedEvent(id); ev != nil && !h.canRead(c, ev) {
-				return "restricted: event " + id + " is not readable by you"
+	v := h.snapshotView()
+	for _, ch := range f.Tags["h"] {
+		if !v.canRead(ch, reader) {
+			return "restricted: #h names channel " + ch + ", which you are not a member of"
+		}
+	}
+	if len(f.Tags["d"]) > 0 && onlyKinds(f.Kinds, kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers) {
+		for _, ch := range f.Tags["d"] {
+			if !v.canRead(ch, reader) {
+				return "restricted: #d names channel " + ch + ", which you are not a member of"
 			}
 		}
-		return ""
-	}
-	gates := map[kinds.Gate][]int{}
-	if f.Kinds == nil {
-		gates[kinds.ChannelMembers] = nil
-		gates[kinds.AuthorOnly] = nil
-		gates[kinds.RecipientOnly] = nil
 	}
 	for _, k := range f.Kinds {
-		g := kinds.Classify(k).Gate
-		gates[g] = append(gates[g], k)
-	}
-	only := func(vals []string) bool {
-		for _, v := range vals {
-			if v != reader {
-				return false
+		switch kinds.Classify(k).Gate {
+		case kinds.AuthorOnly:
+			if slices.ContainsFunc(f.Authors, func(pk string) bool { return pk != reader }) {
+				return fmt.Sprintf("restricted: kind %d is readable by its author only; ask for authors:[your pubkey]", k)
+			}
+		case kinds.RecipientOnly:
+			authors, ps := f.Authors, f.Tags["p"]
+			excluded := (authors != nil && !slices.Contains(authors, reader)) || (ps != nil && !slices.Contains(ps, reader))
+			if excluded && !slices.Contains(authors, reader) && !slices.Contains(ps, reader) {
+				return fmt.Sprintf("restricted: kind %d is readable by its author and its p-tagged recipients only; ask for #p:[your pubkey] or authors:[your pubkey]", k)
 			}
 		}
-		return len(vals) > 0
 	}
-	if _, ok := gates[kinds.AuthorOnly]; ok && !only(f.Authors) {
-		return fmt.Sprintf("restricted: kinds %v are readable by their author only; add authors:[your pubkey]", orAll(gates[kinds.AuthorOnly]))
-	}
-	if _, ok := gates[kinds.RecipientOnly]; ok && !only(f.Tags["p"]) && !only(f.Authors) {
-		return fmt.Sprintf("restricted: kinds %v are readable by their p-tagged recipient only; add #p:[your pubkey]", orAll(gates[kinds.RecipientOnly]))
-	}
-	if _, ok := gates[kinds.ChannelMembers]; ok {
-		if ch := h.unreadableChannel(f, reader, gates[kinds.ChannelMembers]); ch != "" {
-			return "restricted: " + ch
+	if len(f.IDs) > 0 {
+		id, err := h.Store.Unreadable(ctx, f.IDs, h.readScope(c))
+		if err != nil {
+			return "error: checking the events you named: " + err.Error()
+		}
+		if id != "" {
+			return "restricted: event " + id + " is not readable by you"
 		}
 	}
 	return ""
 }
 
-func orAll(ks []int) any {
-	if ks == nil {
-		return "(all)"
-	}
-	return ks
-}
-
-// unreadableChannel explains why f could reach a channel the reader cannot
-// read, or returns "".
-func (h *Hub) unreadableChannel(f nostr.Filter, reader string, ks []int) string {
-	v := h.snapshotView()
-	check := func(chs []string) string {
-		for _, ch := range chs {
-			if !v.canRead(ch, reader) {
-				return "not a member of channel " + ch
-			}
-		}
-		return ""
-	}
-	switch {
-	case len(f.Tags["h"]) > 0:
-		return check(f.Tags["h"])
-	case len(f.Tags["d"]) > 0 && allIn(ks, kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers):
-		return check(f.Tags["d"])
-	case len(f.Tags["p"]) == 1 && f.Tags["p"][0] == reader && allIn(ks, kinds.GroupAdmins, kinds.GroupMembers):
-		return "" // rosters that list the reader: the reader is a member of each
-	case len(f.IDs) > 0 || len(f.Tags["e"]) > 0:
-		ids := append(append([]string{}, f.IDs...), f.Tags["e"]...)
-		var chs []string
-		for _, id := range ids {
-			if ch := h.channelOfID(id); ch != "" {
-				chs = append(chs, ch)
-			}
-		}
-		if msg := check(chs); msg != "" {
-			return "an event you asked for is in a channel you are not in (" + msg + ")"
-		}
-		return ""
-	}
-	for id := range v.channels {
-		if !v.canRead(id, reader) {
-			return "this filter could match events of channels you are not in; name your channels with #h (or use ids/#e)"
-		}
-	}
-	return ""
-}
-
-func allIn(ks []int, allowed ...int) bool {
-	if ks == nil {
-		return false
-	}
+// onlyKinds reports whether ks is a non-empty list of allowed kinds.
+func onlyKinds(ks []int, allowed ...int) bool {
 	for _, k := range ks {
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k == a
-		}
-		if !ok {
+		if !slices.Contains(allowed, k) {
 			return false
 		}
 	}
-	return true
+	return len(ks) > 0
 }
 
 // channelCache is a small bounded map of event id → channel.

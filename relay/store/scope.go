@@ -1,8 +1,10 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -150,4 +152,23 @@ func migrateChannel(db *sql.DB) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// Unreadable returns the first of ids that is stored but outside scope, or "".
+func (s *SQLite) Unreadable(ctx context.Context, ids []string, scope *Scope) (string, error) {
+	if scope == nil || len(ids) == 0 {
+		return "", nil
+	}
+	w, args := scope.sql()
+	q := "SELECT e.id FROM events e WHERE e.id IN (" + placeholders(len(ids)) + ") AND NOT " + w + " LIMIT 1"
+	all := make([]any, 0, len(ids)+len(args))
+	for _, id := range ids {
+		all = append(all, id)
+	}
+	var id string
+	err := s.r.QueryRowContext(ctx, q, append(all, args...)...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
 }

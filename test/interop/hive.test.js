@@ -247,8 +247,8 @@ test('NIP-42: a key that is not a member is refused with restricted:', async () 
   )
 })
 
-// Reads name their kinds: the closed hub refuses a filter that could reach
-// kinds readable only by their author or recipient.
+// Generic filters, with or without kinds, are answered with what the reader
+// may read (the read rule in spec/auth.md).
 test('publish kind 1, then query with querySync, subscribe+oneose and COUNT', async () => {
   const relay = await connectAuthed()
   const t = tag()
@@ -268,6 +268,9 @@ test('publish kind 1, then query with querySync, subscribe+oneose and COUNT', as
   try {
     const got = await withTimeout(pool.querySync([url], { kinds: [1], '#t': [t] }, { maxWait: 5_000 }), 8_000, 'querySync')
     assert.deepEqual(got.map((e) => e.id).sort(), sent.map((e) => e.id).sort())
+    // kind-less, tag-only: what a generic client sends
+    const any = await withTimeout(pool.querySync([url], { '#t': [t] }, { maxWait: 5_000 }), 8_000, 'kind-less querySync')
+    assert.deepEqual(any.map((e) => e.id).sort(), sent.map((e) => e.id).sort())
     for (const e of got) assert.ok(verifyEvent(e), 'stored event verifies')
     const one = await withTimeout(pool.get([url], { kinds: [1], ids: [sent[1].id] }, { maxWait: 5_000 }), 8_000, 'pool.get')
     assert.equal(one?.content, 'interop 1')
@@ -297,6 +300,8 @@ test('publish kind 1, then query with querySync, subscribe+oneose and COUNT', as
   // NIP-45
   const n = await withTimeout(relay.count([{ kinds: [1], '#t': [t] }], {}), 5_000, 'COUNT')
   assert.equal(n, 3)
+  const m = await withTimeout(relay.count([{ '#t': [t] }], {}), 5_000, 'kind-less COUNT')
+  assert.equal(m, 3)
 })
 
 test('a live subscriber receives an event published on another connection', async () => {
