@@ -37,7 +37,7 @@ const (
 	Members        Gate = "members"         // any hub member
 	ChannelMembers Gate = "channel-members" // members of the channel named by h (open channels: any hub member)
 	AuthorOnly     Gate = "author-only"     // only the event's author
-	RecipientOnly  Gate = "recipient-only"  // only the pubkeys named in p tags
+	RecipientOnly  Gate = "recipient-only"  // only the pubkey named in its one p tag
 )
 
 // Kind is one row of the registry.
@@ -49,8 +49,30 @@ type Kind struct {
 	RequiredTags []string // tag names that must be present
 	Gate         Gate
 	HubSigned    bool // only the hub's own key may sign it
+	Effect       Effect
 	Notes        string
 }
+
+// Effect says whether events of a kind change hub state (the projection
+// tables rebuilt from the log) and whether a NIP-09 deletion may undo them.
+type Effect string
+
+const (
+	NoEffect Effect = "-"
+	// State kinds are replayed into the projections; a deletion of one undoes
+	// its effect (a reaction frees its slot, a profile drops its owner link).
+	State Effect = "state"
+	// Lasting state kinds are replayed too, but kind 5 cannot delete them,
+	// whatever the spelling of its e or a tag: undo them with their own kinds.
+	Lasting Effect = "state, undeletable"
+)
+
+// IsState reports whether events of this kind change hub state. State events
+// refuse a NIP-40 expiration: their effect must not outlive them.
+func (k Kind) IsState() bool { return k.Effect == State || k.Effect == Lasting }
+
+// Undeletable reports whether a NIP-09 deletion naming this kind is refused.
+func (k Kind) Undeletable() bool { return k.Effect == Lasting }
 
 // Numbers of the kinds hive gives meaning to.
 const (
@@ -85,33 +107,33 @@ const (
 
 // table is read-only after package init; Lookup hands out copies.
 var table = []Kind{
-	{Profile, "profile", NonConversational, Replaceable, nil, Members, false, "agents add their NIP-OA `auth` tag and a bot marker"},
-	{Deletion, "deletion (NIP-09)", AuxOverlay, Regular, []string{"e|a"}, ChannelMembers, false, "author's own events only; channel derived from the target; hub state events cannot be deleted"},
-	{Reaction, "reaction", AuxOverlay, Regular, []string{"e"}, ChannelMembers, false, "`e` = target; channel derived from the target"},
-	{Message, "message", Content, Regular, []string{"h"}, ChannelMembers, false, "`h` = channel id; NIP-10 `e` root/reply markers for threads; `p` mentions"},
-	{HubMemberAdd, "hub member added (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, "signed by a hub admin"},
-	{HubMemberRemove, "hub member removed (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, "signed by a hub admin; cascades to the member's agents"},
-	{AddUser, "add member / set role", NonConversational, Regular, []string{"h", "p"}, ChannelMembers, false, "NIP-29 style; role in the `p` tag's third element"},
-	{RemoveUser, "remove member", NonConversational, Regular, []string{"h", "p"}, ChannelMembers, false, "NIP-29 style"},
-	{EditMetadata, "channel edit", NonConversational, Regular, []string{"h"}, ChannelMembers, false, "NIP-29 style"},
-	{DeleteInChannel, "delete in channel", AuxOverlay, Regular, []string{"h", "e"}, ChannelMembers, false, "by the author, the author's owner or a channel admin"},
-	{CreateGroup, "channel create", NonConversational, Regular, []string{"h"}, ChannelMembers, false, "NIP-29 style"},
-	{DeleteGroup, "channel delete", NonConversational, Regular, []string{"h"}, ChannelMembers, false, "NIP-29 style"},
-	{JoinRequest, "join", NonConversational, Regular, []string{"h"}, ChannelMembers, false, "open channels only"},
-	{LeaveRequest, "leave", NonConversational, Regular, []string{"h"}, ChannelMembers, false, "the last owner cannot leave"},
-	{HubMemberList, "hub member list (NIP-43)", NonConversational, Replaceable, nil, Members, true, "hub-signed"},
-	{Presence, "presence", NonConversational, Ephemeral, nil, Members, false, ""},
-	{Typing, "typing", NonConversational, Ephemeral, []string{"h"}, ChannelMembers, false, ""},
-	{Auth, "AUTH (NIP-42)", NoPartition, NeverStored, []string{"relay", "challenge"}, AuthorOnly, false, "only inside an AUTH message"},
-	{PairingMessage, "pairing message (NIP-AB)", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, ""},
-	{ObserverFrame, "agent observer frame", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, "NIP-44; only the `#p` recipient may read"},
-	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, "NIP-44 to self; `d` = read-state:<context>"},
-	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, "owner-signed; `d` = agent pubkey"},
-	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, "hub-signed; `d` = channel id"},
-	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, "hub-signed; `d` = channel id"},
-	{GroupMembers, "channel members", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, "hub-signed; `d` = channel id"},
-	{Edit, "edit", AuxOverlay, Regular, []string{"h", "e"}, ChannelMembers, false, "content is the full new text"},
-	{SystemRow, "system row", NonConversational, Regular, []string{"h"}, ChannelMembers, true, "hub-signed: channel created, member joined or left, agent failure"},
+	{Profile, "profile", NonConversational, Replaceable, nil, Members, false, State, "agents add their NIP-OA `auth` tag and a bot marker"},
+	{Deletion, "deletion (NIP-09)", AuxOverlay, Regular, []string{"e|a"}, ChannelMembers, false, State, "author's own events only; channel derived from the target; undeletable kinds refused by `e` or `a`"},
+	{Reaction, "reaction", AuxOverlay, Regular, []string{"e"}, ChannelMembers, false, State, "`e` = target; channel derived from the target"},
+	{Message, "message", Content, Regular, []string{"h"}, ChannelMembers, false, NoEffect, "`h` = channel id; NIP-10 `e` root/reply markers for threads; `p` mentions"},
+	{HubMemberAdd, "hub member added (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, Lasting, "signed by a hub admin"},
+	{HubMemberRemove, "hub member removed (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, Lasting, "signed by a hub admin; cascades to the member's agents"},
+	{AddUser, "add member / set role", NonConversational, Regular, []string{"h", "p"}, ChannelMembers, false, Lasting, "NIP-29 style; role in the `p` tag's third element"},
+	{RemoveUser, "remove member", NonConversational, Regular, []string{"h", "p"}, ChannelMembers, false, Lasting, "NIP-29 style"},
+	{EditMetadata, "channel edit", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "NIP-29 style"},
+	{DeleteInChannel, "delete in channel", AuxOverlay, Regular, []string{"h", "e"}, ChannelMembers, false, NoEffect, "by the author, the author's owner or a channel admin"},
+	{CreateGroup, "channel create", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "NIP-29 style"},
+	{DeleteGroup, "channel delete", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "NIP-29 style"},
+	{JoinRequest, "join", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "open channels only"},
+	{LeaveRequest, "leave", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "the last owner cannot leave"},
+	{HubMemberList, "hub member list (NIP-43)", NonConversational, Replaceable, nil, Members, true, NoEffect, "hub-signed"},
+	{Presence, "presence", NonConversational, Ephemeral, nil, Members, false, NoEffect, ""},
+	{Typing, "typing", NonConversational, Ephemeral, []string{"h"}, ChannelMembers, false, NoEffect, ""},
+	{Auth, "AUTH (NIP-42)", NoPartition, NeverStored, []string{"relay", "challenge"}, AuthorOnly, false, NoEffect, "only inside an AUTH message"},
+	{PairingMessage, "pairing message (NIP-AB)", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, NoEffect, "exactly one `p`"},
+	{ObserverFrame, "agent observer frame", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, NoEffect, "NIP-44; exactly one `p`: the sender's owner or one of its agents, the only reader"},
+	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, NoEffect, "NIP-44 to self; `d` = read-state:<context>"},
+	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "owner-signed; `d` = agent pubkey"},
+	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
+	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
+	{GroupMembers, "channel members", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
+	{Edit, "edit", AuxOverlay, Regular, []string{"h", "e"}, ChannelMembers, false, NoEffect, "content is the full new text"},
+	{SystemRow, "system row", NonConversational, Regular, []string{"h"}, ChannelMembers, true, NoEffect, "hub-signed: channel created, member joined or left, agent failure"},
 }
 
 var index = func() map[int]int {
@@ -133,6 +155,18 @@ func All() []Kind {
 	return out
 }
 
+// StateKinds lists the kinds that change hub state, ascending: the hub
+// replays these, and only these, to rebuild its projections.
+func StateKinds() []int {
+	var out []int
+	for _, k := range All() {
+		if k.IsState() {
+			out = append(out, k.Num)
+		}
+	}
+	return out
+}
+
 // Lookup returns the registry row for n, if hive knows it.
 func Lookup(n int) (Kind, bool) {
 	i, ok := index[n]
@@ -148,7 +182,7 @@ func Classify(n int) Kind {
 	if k, ok := Lookup(n); ok {
 		return k
 	}
-	return Kind{Num: n, Name: "unregistered", Partition: NonConversational, Storage: RangeStorage(n), Gate: Members}
+	return Kind{Num: n, Name: "unregistered", Partition: NonConversational, Storage: RangeStorage(n), Gate: Members, Effect: NoEffect}
 }
 
 // RangeStorage is the storage class NIP-01 assigns to a kind number.
@@ -168,8 +202,8 @@ func RangeStorage(n int) Storage {
 // MarkdownTable renders the registry as the table in spec/kinds.md.
 func MarkdownTable() string {
 	var b strings.Builder
-	b.WriteString("| kind | name | partition | storage | required tags | readable by | hub-signed | notes |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| kind | name | partition | storage | required tags | readable by | hub-signed | hub state | notes |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range All() {
 		tags := "-"
 		if len(k.RequiredTags) > 0 {
@@ -179,7 +213,7 @@ func MarkdownTable() string {
 		if k.HubSigned {
 			signed = "yes"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", k.Num, k.Name, k.Partition, k.Storage, tags, k.Gate, signed, k.Notes)
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.Num, k.Name, k.Partition, k.Storage, tags, k.Gate, signed, k.Effect, k.Notes)
 	}
 	return b.String()
 }

@@ -125,11 +125,7 @@ func (h *Hub) snapshotView() *view {
 // committed refreshes the read view after a state change and closes the
 // connections a removal or revocation cut off.
 func (h *Hub) committed(ev *nostr.Event, derived []*nostr.Event) {
-	state := false
-	for _, k := range stateKinds {
-		state = state || ev.Kind == k
-	}
-	if !state || ev.Kind == kinds.Reaction {
+	if !kinds.Classify(ev.Kind).IsState() || ev.Kind == kinds.Reaction {
 		return
 	}
 	if err := h.reload(); err != nil {

@@ -4,9 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/ainb/hive/identity"
@@ -28,12 +26,12 @@ type projector struct {
 }
 
 type writeCache struct {
-	channels map[string]*channelRow // nil value: known not to exist
+	channels map[string]*channel // nil value: known not to exist
 	roles    map[[2]string]string
 }
 
 func newWriteCache() *writeCache {
-	return &writeCache{channels: map[string]*channelRow{}, roles: map[[2]string]string{}}
+	return &writeCache{channels: map[string]*channel{}, roles: map[[2]string]string{}}
 }
 
 func (c *writeCache) forget(channel string) {
@@ -51,17 +49,7 @@ func (p *projector) RolledBack() { p.cache = newWriteCache() }
 func (p *projector) Schema() []string { return schema }
 
 // Stateful: only state kinds write projection rows.
-func (p *projector) Stateful(kind int) bool { return slices.Contains(stateKinds, kind) }
-
-// stateKinds are the kinds whose Apply touches the projection tables; Rebuild
-// replays only these.
-var stateKinds = []int{kinds.Profile, kinds.Deletion, kinds.Reaction, kinds.HubMemberAdd, kinds.HubMemberRemove,
-	kinds.AddUser, kinds.RemoveUser, kinds.EditMetadata, kinds.CreateGroup, kinds.DeleteGroup,
-	kinds.JoinRequest, kinds.LeaveRequest, kinds.AgentRevocation}
-
-func reject(format string, args ...any) error {
-	return &store.Rejection{Msg: fmt.Sprintf(format, args...)}
-}
+func (p *projector) Stateful(kind int) bool { return kinds.Classify(kind).IsState() }
 
 var channelID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
@@ -94,13 +82,16 @@ type change struct {
 }
 
 func (t *tx) apply(ev *nostr.Event) (*change, error) {
-	if k, _ := kinds.Lookup(ev.Kind); k.HubSigned {
-		return nil, reject("restricted: kind %d is signed by the hub only", ev.Kind)
-	}
-	for _, req := range kinds.Classify(ev.Kind).RequiredTags {
-		if !hasAnyTag(ev, strings.Split(req, "|")) {
-			return nil, reject("invalid: kind %d needs a %q tag", ev.Kind, req)
+	from := sender{pubkey: ev.PubKey}
+	if kinds.Classify(ev.Kind).Gate == kinds.RecipientOnly {
+		owner, err := t.ownerOf(ev.PubKey)
+		if err != nil {
+			return nil, err
 		}
+		from.owner = owner
+	}
+	if err := checkEvent(t, ev, from); err != nil {
+		return nil, err
 	}
 	switch ev.Kind {
 	case kinds.HubMemberAdd, kinds.HubMemberRemove:
@@ -125,14 +116,6 @@ func (t *tx) apply(ev *nostr.Event) (*change, error) {
 		return nil, t.profile(ev)
 	case kinds.AgentRevocation:
 		return nil, t.revocation(ev)
-	}
-	// Any other kind tagged with an existing channel must be writable there.
-	if h := tagValue(ev, "h"); h != "" {
-		if c, err := t.channel(h); err != nil {
-			return nil, err
-		} else if c != nil {
-			return nil, t.mayWrite(c, ev.PubKey)
-		}
 	}
 	return nil, nil
 }
@@ -190,15 +173,8 @@ func (t *tx) hubMembership(ev *nostr.Event) error {
 
 // --- channels (NIP-29 style) ---
 
-type channelRow struct {
-	id, name, about, visibility, typ, creator string
-	deleted                                   bool
-}
-
-func (c *channelRow) open() bool { return c.visibility == "open" && c.typ == "stream" }
-
 // channel returns a copy of the channel's row, or nil if there is none.
-func (t *tx) channel(id string) (*channelRow, error) {
+func (t *tx) channel(id string) (*channel, error) {
 	if c, ok := t.cache.channels[id]; ok {
 		if c == nil {
 			return nil, nil
@@ -206,7 +182,7 @@ func (t *tx) channel(id string) (*channelRow, error) {
 		cp := *c
 		return &cp, nil
 	}
-	c := &channelRow{}
+	c := &channel{}
 	err := t.QueryRow(`SELECT id, name, about, visibility, type, creator, deleted FROM channels WHERE id = ?`, id).
 		Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -216,7 +192,7 @@ func (t *tx) channel(id string) (*channelRow, error) {
 		return nil, err
 	}
 	if len(t.cache.channels) > 10000 {
-		t.cache.channels = map[string]*channelRow{}
+		t.cache.channels = map[string]*channel{}
 	}
 	t.cache.channels[id] = c
 	if c == nil {
@@ -252,24 +228,7 @@ func (t *tx) owners(channel string) (int, error) {
 	return n, err
 }
 
-func (t *tx) mayWrite(c *channelRow, pk string) error {
-	if c.deleted {
-		return reject("restricted: channel %s is archived", c.id)
-	}
-	if c.open() {
-		return nil
-	}
-	role, err := t.role(c.id, pk)
-	if err != nil {
-		return err
-	}
-	if role == "" {
-		return reject("restricted: not a member of channel %s", c.id)
-	}
-	return nil
-}
-
-func (t *tx) existingChannel(ev *nostr.Event) (*channelRow, error) {
+func (t *tx) existingChannel(ev *nostr.Event) (*channel, error) {
 	id := tagValue(ev, "h")
 	c, err := t.channel(id)
 	if err != nil {
@@ -454,7 +413,7 @@ func (t *tx) channelAdmin(ev *nostr.Event) (*change, error) {
 	return nil, nil
 }
 
-func (t *tx) removeMember(c *channelRow, target, actor, system string) (*change, error) {
+func (t *tx) removeMember(c *channel, target, actor, system string) (*change, error) {
 	role, err := t.role(c.id, target)
 	if err != nil {
 		return nil, err
@@ -505,11 +464,8 @@ func threadRoot(ev *nostr.Event) string {
 }
 
 func (t *tx) message(ev *nostr.Event) error {
-	c, err := t.existingChannel(ev)
+	c, err := t.existingChannel(ev) // writable: checkEvent ran the channel rule
 	if err != nil {
-		return err
-	}
-	if err := t.mayWrite(c, ev.PubKey); err != nil {
 		return err
 	}
 	var root, parent string
@@ -587,7 +543,7 @@ func (t *tx) writable(channel, pk string) error {
 	if err != nil || c == nil {
 		return err
 	}
-	return t.mayWrite(c, pk)
+	return mayWrite(t, c, pk)
 }
 
 func (t *tx) reaction(ev *nostr.Event) error {
@@ -667,14 +623,12 @@ func (t *tx) deleteInChannel(ev *nostr.Event) error {
 }
 
 // deletion (NIP-09): the store removes only the author's own events; the hub
-// refuses to delete the events its state is built from. All targets are
-// checked before any projection row changes.
+// refuses to delete the events its lasting state is built from, by id or by
+// address however spelled, and undoes the effect of the state events it lets
+// go. All targets are checked before any projection row changes.
 func (t *tx) deletion(ev *nostr.Event) error {
-	state := map[int]bool{}
-	for _, k := range stateKinds {
-		state[k] = k != kinds.Reaction && k != kinds.Profile && k != kinds.Deletion
-	}
 	var targets []*nostr.Event
+	profileGone := false
 	for _, tg := range ev.Tags {
 		if len(tg) < 2 {
 			continue
@@ -688,13 +642,25 @@ func (t *tx) deletion(ev *nostr.Event) error {
 			if target == nil || target.PubKey != ev.PubKey {
 				continue
 			}
-			if state[target.Kind] {
+			if kinds.Classify(target.Kind).Undeletable() {
 				return reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", target.Kind)
 			}
 			targets = append(targets, target)
 		case "a":
-			if k, _, ok := strings.Cut(tg[1], ":"); ok && k == fmt.Sprint(kinds.AgentRevocation) {
-				return reject("invalid: a revocation cannot be deleted")
+			addr, err := kinds.ParseAddress(tg[1])
+			if err != nil {
+				return reject("invalid: %v", err)
+			}
+			if kinds.Classify(addr.Kind).Undeletable() {
+				return reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", addr.Kind)
+			}
+			if addr.Kind == kinds.Profile && addr.PubKey == ev.PubKey && addr.D == "" {
+				// The store deletes the profile if it is not newer than ev.
+				err := t.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE pubkey = ? AND kind = ? AND created_at <= ?)`,
+					ev.PubKey, kinds.Profile, int64(ev.CreatedAt)).Scan(&profileGone)
+				if err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -705,9 +671,12 @@ func (t *tx) deletion(ev *nostr.Event) error {
 				return err
 			}
 		case kinds.Profile:
-			if _, err := t.Exec(`DELETE FROM agents WHERE agent = ?`, target.PubKey); err != nil {
-				return err
-			}
+			profileGone = true
+		}
+	}
+	if profileGone {
+		if _, err := t.Exec(`DELETE FROM agents WHERE agent = ?`, ev.PubKey); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay/store"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -54,9 +55,10 @@ type querier interface {
 }
 
 func stateEvents(q querier) ([]*nostr.Event, error) {
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(stateKinds)), ",")
-	args := make([]any, len(stateKinds))
-	for i, k := range stateKinds {
+	state := kinds.StateKinds()
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(state)), ",")
+	args := make([]any, len(state))
+	for i, k := range state {
 		args[i] = k
 	}
 	rows, err := q.Query("SELECT raw FROM events WHERE kind IN ("+ph+") ORDER BY seq", args...)

@@ -8,14 +8,19 @@ import (
 // Roles in a channel, by rank.
 var roleRank = map[string]int{"guest": 1, "bot": 2, "member": 2, "admin": 3, "owner": 4}
 
-type channelView struct {
-	id, name, visibility, typ string
-	deleted                   bool
-	members                   map[string]string // pubkey → role
+// channel is a row of the channels table.
+type channel struct {
+	id, name, about, visibility, typ, creator string
+	deleted                                   bool // archived
 }
 
 // open channels are readable and writable by every hub participant.
-func (c *channelView) open() bool { return c.visibility == "open" && c.typ == "stream" }
+func (c *channel) open() bool { return c.visibility == "open" && c.typ == "stream" }
+
+type channelView struct {
+	channel
+	members map[string]string // pubkey → role
+}
 
 // view is an in-memory copy of the projections, for read checks on the hot
 // path (every live event to every subscriber). Writes are checked against the
@@ -51,9 +56,9 @@ func loadView(db *sql.DB, admin string) (*view, error) {
 		return err
 	})
 	if err == nil {
-		err = scan(`SELECT id, name, visibility, type, deleted FROM channels`, func(r *sql.Rows) error {
+		err = scan(`SELECT id, name, about, visibility, type, creator, deleted FROM channels`, func(r *sql.Rows) error {
 			c := &channelView{members: map[string]string{}}
-			err := r.Scan(&c.id, &c.name, &c.visibility, &c.typ, &c.deleted)
+			err := r.Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
 			v.channels[c.id] = c
 			return err
 		})
@@ -99,3 +104,24 @@ func (v *view) canRead(channel, pk string) bool {
 	_, ok := c.members[pk]
 	return ok
 }
+
+// The view answers the write rules for ephemeral events.
+var _ state = (*view)(nil)
+
+func (v *view) channel(id string) (*channel, error) {
+	c := v.channels[id]
+	if c == nil {
+		return nil, nil
+	}
+	cp := c.channel
+	return &cp, nil
+}
+
+func (v *view) role(channel, pk string) (string, error) {
+	if c := v.channels[channel]; c != nil {
+		return c.members[pk], nil
+	}
+	return "", nil
+}
+
+func (v *view) ownerOf(agent string) (string, error) { return v.agents[agent], nil }

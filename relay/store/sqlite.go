@@ -765,29 +765,16 @@ func applyDeletion(tx *Tx, del *nostr.Event) error {
 				return err
 			}
 		case "a":
-			kind, pub, d, ok := parseAddr(tag[1])
-			if !ok || pub != del.PubKey {
-				continue
+			addr, err := kinds.ParseAddress(tag[1])
+			if err != nil || addr.PubKey != del.PubKey {
+				continue // only the canonical spelling names an address
 			}
-			if err := deleteWhere(tx, `pubkey = ? AND kind = ? AND d = ? AND created_at <= ?`, pub, kind, d, int64(del.CreatedAt)); err != nil {
+			if err := deleteWhere(tx, `pubkey = ? AND kind = ? AND d = ? AND created_at <= ?`, addr.PubKey, addr.Kind, addr.D, int64(del.CreatedAt)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func parseAddr(a string) (kind int, pub, d string, ok bool) {
-	k, rest, found := strings.Cut(a, ":")
-	if !found {
-		return
-	}
-	pub, d, found = strings.Cut(rest, ":")
-	if !found {
-		return
-	}
-	kind, err := strconv.Atoi(k)
-	return kind, pub, d, err == nil
 }
 
 func deleteByID(tx *Tx, id string) error {

@@ -1,0 +1,305 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Regression tests for the write holes of issue 8 (items 1, 3, 4, 5, 6), each
+// replaying the attack against the real `hive serve` binary on 127.0.0.1 and
+// ending with `hive admin replay --verify` reporting no difference.
+
+// procHub is a `hive serve` process with its admin key and data directory.
+type procHub struct {
+	*hubProc
+	data  string
+	admin key
+}
+
+func startHubProc(t *testing.T) *procHub {
+	t.Helper()
+	admin := newKey(t)
+	data := filepath.Join(t.TempDir(), "hub")
+	return &procHub{startProc(t, data, freeAddr(t), "--admin", admin.pk), data, admin}
+}
+
+// restart kills the hub with SIGKILL and starts it again on the same data.
+func (h *procHub) restart(t *testing.T) {
+	t.Helper()
+	h.kill9()
+	h.hubProc = startProc(t, h.data, h.addr, "--admin", h.admin.pk)
+}
+
+func (h *procHub) as(t *testing.T, k key, extra ...nostr.Tag) *raw {
+	t.Helper()
+	r := dialRaw(t, h.URL)
+	if ok, msg := r.authWith(k, h.URL, 0, extra...); !ok {
+		t.Fatalf("AUTH as %s refused: %s", k.pk[:8], msg)
+	}
+	return r
+}
+
+// verifyReplay runs `hive admin replay --verify` on the live data directory
+// and fails the test unless it reports 0 differences.
+func (h *procHub) verifyReplay(t *testing.T) {
+	t.Helper()
+	out, code := hiveExit(t, "admin", "replay", "--verify", "--data", h.data, "--admin", h.admin.pk, "--json")
+	var res struct {
+		Differences []string `json:"differences"`
+		OK          bool     `json:"ok"`
+	}
+	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &res); err != nil || code != 0 || !res.OK {
+		t.Fatalf("replay --verify: exit %d, %d differences\n%s", code, len(res.Differences), out)
+	}
+}
+
+// writeTeam: alice owns open "pub", private "priv", the DM "dm-ab" with bob and
+// the archived open "arch"; mallory is a hub member in none of the private ones.
+type writeTeam struct {
+	alice, bob, mallory key
+	a, b, m             *raw
+}
+
+func startWriteTeam(t *testing.T, h *procHub) writeTeam {
+	t.Helper()
+	w := writeTeam{alice: newKey(t), bob: newKey(t), mallory: newKey(t)}
+	adm := h.as(t, h.admin)
+	for _, k := range []key{w.alice, w.bob, w.mallory} {
+		adm.must(h.admin.sign(t, 8000, "", nostr.Tag{"p", k.pk}))
+	}
+	w.a, w.b, w.m = h.as(t, w.alice), h.as(t, w.bob), h.as(t, w.mallory)
+	createChannel(t, w.a, w.alice, "pub", "open")
+	createChannel(t, w.a, w.alice, "priv", "private")
+	createChannel(t, w.a, w.alice, "arch", "open")
+	w.a.must(w.alice.sign(t, 9007, "", nostr.Tag{"h", "dm-ab"}, nostr.Tag{"type", "dm"}, nostr.Tag{"p", w.bob.pk}))
+	w.a.must(w.alice.sign(t, 9008, "", nostr.Tag{"h", "arch"}))
+	return w
+}
+
+// agentOf attests a fresh agent key for owner and authenticates it.
+func agentOf(t *testing.T, h *procHub, owner key) (key, nostr.Tag, *raw) {
+	t.Helper()
+	agent := newKey(t)
+	tag := attest(t, owner, agent, time.Hour)
+	return agent, tag, h.as(t, agent, tag)
+}
+
+// Issue 8 item 1: every h tag must be writable by the author. An event may
+// carry at most one h, and that channel's write rule holds for every kind.
+func TestHardeningEveryHTagWritable(t *testing.T) {
+	h := startHubProc(t)
+	w := startWriteTeam(t, h)
+	own := w.m.must(w.mallory.sign(t, 9, "mine", nostr.Tag{"h", "pub"}))
+	revoked := newKey(t)
+
+	type attack struct {
+		name string
+		ev   *nostr.Event
+	}
+	var attacks []attack
+	for _, target := range []string{"priv", "dm-ab", "arch"} {
+		two := []nostr.Tag{{"h", "pub"}, {"h", target}}
+		attacks = append(attacks,
+			attack{"kind 9 pub+" + target, w.mallory.sign(t, 9, "INJECTED", two...)},
+			attack{"kind 1 pub+" + target, w.mallory.sign(t, 1, "INJECTED", two...)},
+			attack{"typing pub+" + target, w.mallory.sign(t, 20002, "", two...)},
+			attack{"kind 9 " + target + "+pub", w.mallory.sign(t, 9, "INJECTED", nostr.Tag{"h", target}, nostr.Tag{"h", "pub"})},
+		)
+	}
+	single := nostr.Tag{"h", "priv"}
+	attacks = append(attacks,
+		attack{"kind 0 priv", w.mallory.sign(t, 0, `{"name":"INJECTED"}`, single)},
+		attack{"kind 5 priv", w.mallory.sign(t, 5, "INJECTED", single, nostr.Tag{"e", own.ID})},
+		attack{"kind 30450 priv", w.mallory.sign(t, 30450, "INJECTED", single, nostr.Tag{"d", revoked.pk}, nostr.Tag{"p", revoked.pk})},
+		attack{"kind 1 priv", w.mallory.sign(t, 1, "INJECTED", single)},
+		attack{"kind 1 dm", w.mallory.sign(t, 1, "INJECTED", nostr.Tag{"h", "dm-ab"})},
+		attack{"kind 1 archived", w.mallory.sign(t, 1, "INJECTED", nostr.Tag{"h", "arch"})},
+		attack{"kind 1 unknown channel", w.mallory.sign(t, 1, "INJECTED", nostr.Tag{"h", "not-yet"})},
+		attack{"typing unknown channel", w.mallory.sign(t, 20002, "", nostr.Tag{"h", "not-yet"})},
+		attack{"kind 1 empty h", w.mallory.sign(t, 1, "INJECTED", nostr.Tag{"h", ""})},
+	)
+	// Alice may write in both channels, yet one event still names one channel.
+	attacks = append(attacks, attack{"member of both, two h", w.alice.sign(t, 9, "two", nostr.Tag{"h", "pub"}, nostr.Tag{"h", "priv"})})
+	for _, at := range attacks {
+		conn := w.m
+		if at.ev.PubKey == w.alice.pk {
+			conn = w.a
+		}
+		if ok, msg := conn.publish(at.ev); ok || !(hasPrefix(msg, "restricted:") || hasPrefix(msg, "invalid:")) {
+			t.Errorf("%s: got ok=%v %q, want a refusal", at.name, ok, msg)
+		}
+	}
+	// Nothing of mallory's reached priv's or the DM's history.
+	for _, ch := range []string{"priv", "dm-ab", "arch"} {
+		evs, closed := w.a.req("hist-"+ch, nostr.Filter{Kinds: []int{0, 1, 5, 9, 30450}, Tags: nostr.TagMap{"h": {ch}}})
+		if closed != "" {
+			t.Fatalf("alice reading %s: %s", ch, closed)
+		}
+		for _, ev := range evs {
+			if ev.PubKey == w.mallory.pk {
+				t.Errorf("%s holds mallory's kind %d %q", ch, ev.Kind, ev.Content)
+			}
+		}
+	}
+	// The rule still lets members write where they belong.
+	w.a.must(w.alice.sign(t, 1, "note", nostr.Tag{"h", "priv"}))
+	w.b.must(w.bob.sign(t, 20002, "", nostr.Tag{"h", "dm-ab"}))
+	w.m.must(w.mallory.sign(t, 20002, "", nostr.Tag{"h", "pub"}))
+	h.verifyReplay(t)
+}
+
+// Issue 8 item 3: a p-gated kind (24200) goes to exactly one p, one the
+// sender may address; a second p is refused, so no stranger receives it.
+func TestHardeningObserverFrameOneRecipient(t *testing.T) {
+	h := startHubProc(t)
+	w := startWriteTeam(t, h)
+	agent, tag, ag := agentOf(t, h, w.alice)
+	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
+	// mallory attests a throwaway agent of her own to reach alice.
+	throwaway, _, mt := agentOf(t, h, w.mallory)
+
+	if _, closed := w.b.req("frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {w.bob.pk}}}, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"pub"}}}); closed != "" {
+		t.Fatal(closed)
+	}
+	if _, closed := w.a.req("frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {w.alice.pk}}}, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"pub"}}}); closed != "" {
+		t.Fatal(closed)
+	}
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.bob.pk}), "invalid:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.bob.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
+	ag.refused(agent.sign(t, 24200, "frame"), "invalid:")
+	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.mallory.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
+	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}), "restricted:")
+	ag.must(agent.sign(t, 24200, "legit", nostr.Tag{"p", w.alice.pk}))
+	// A marker after the attacks: everything fanned out before it arrived first.
+	marker := w.a.must(w.alice.sign(t, 9, "marker", nostr.Tag{"h", "pub"}))
+	for who, r := range map[string]*raw{"bob": w.b, "alice": w.a} {
+		for {
+			m := r.expect("EVENT")
+			ev := &nostr.Event{}
+			json.Unmarshal(m[2], ev)
+			if ev.ID == marker.ID {
+				break
+			}
+			if ev.Kind == 24200 && (who == "bob" || ev.Content != "legit") {
+				t.Errorf("%s received observer frame %q with tags %v", who, ev.Content, ev.Tags)
+			}
+		}
+	}
+	h.verifyReplay(t)
+}
+
+// Issue 8 item 4: deletion by `a` parses the coordinate strictly, and a
+// revocation (a state kind) stays undeletable however it is spelled, across a
+// restart.
+func TestHardeningRevocationUndeletable(t *testing.T) {
+	h := startHubProc(t)
+	w := startWriteTeam(t, h)
+	agent, tag, _ := agentOf(t, h, w.alice)
+	aliceKeys, _ := identity.KeysFromSecretHex(w.alice.sk)
+	rev, err := identity.NewRevocation(aliceKeys, agent.pk, "rotated", time.Now().Unix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.a.must(rev)
+	coord := fmt.Sprintf("%s:%s", w.alice.pk, agent.pk)
+	for _, k := range []string{"30450", "+30450", "030450", "0030450", "-30450", " 30450", "30450 ", "3e4", "0x7632"} {
+		w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", k + ":" + coord}), "invalid:")
+	}
+	for _, a := range []string{"30450", "30450:" + w.alice.pk, ":" + coord, "x:y:z"} {
+		w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", a}), "invalid:")
+	}
+	h.verifyReplay(t)
+	h.restart(t)
+	c := dialRaw(t, h.URL)
+	if ok, msg := c.authWith(agent, h.URL, 0, tag); ok || !hasPrefix(msg, "restricted:") {
+		t.Fatalf("revoked agent AUTH after restart: ok=%v %q", ok, msg)
+	}
+	// Addressable events that are not hub state can still be deleted by address.
+	a := h.as(t, w.alice)
+	note := a.must(w.alice.sign(t, 30023, "draft", nostr.Tag{"d", "n1"}))
+	a.must(w.alice.sign(t, 5, "", nostr.Tag{"a", fmt.Sprintf("30023:%s:n1", w.alice.pk)}))
+	if evs, _ := a.req("gone", nostr.Filter{IDs: []string{note.ID}}); len(evs) != 0 {
+		t.Fatalf("deleted article still served")
+	}
+	h.verifyReplay(t)
+}
+
+// Issue 8 item 5: state kinds refuse a NIP-40 expiration tag, so no effect
+// outlives the event behind it.
+func TestHardeningStateKindsRefuseExpiration(t *testing.T) {
+	h := startHubProc(t)
+	w := startWriteTeam(t, h)
+	exp := nostr.Tag{"expiration", fmt.Sprint(time.Now().Add(3 * time.Second).Unix())}
+	msg := w.a.must(w.alice.sign(t, 9, "hello", nostr.Tag{"h", "pub"}))
+	agent, tag, ag := agentOf(t, h, w.alice)
+	aliceKeys, _ := identity.KeysFromSecretHex(w.alice.sk)
+	rev, _ := identity.NewRevocation(aliceKeys, newKey(t).pk, "", time.Now().Unix())
+	rev.Tags = append(rev.Tags, exp)
+	rev.Sign(w.alice.sk)
+	adm := h.as(t, h.admin)
+	for name, c := range map[string]struct {
+		r  *raw
+		ev *nostr.Event
+	}{
+		"9007 create":   {w.a, w.alice.sign(t, 9007, "", nostr.Tag{"h", "vanishing"}, nostr.Tag{"name", "v"}, nostr.Tag{"visibility", "private"}, exp)},
+		"9000 add":      {w.a, w.alice.sign(t, 9000, "", nostr.Tag{"h", "priv"}, nostr.Tag{"p", w.bob.pk}, exp)},
+		"9002 edit":     {w.a, w.alice.sign(t, 9002, "", nostr.Tag{"h", "pub"}, nostr.Tag{"visibility", "private"}, exp)},
+		"9021 join":     {w.m, w.mallory.sign(t, 9021, "", nostr.Tag{"h", "pub"}, exp)},
+		"8000 member":   {adm, h.admin.sign(t, 8000, "", nostr.Tag{"p", newKey(t).pk}, exp)},
+		"8001 remove":   {adm, h.admin.sign(t, 8001, "", nostr.Tag{"p", w.mallory.pk}, exp)},
+		"0 profile":     {ag, agent.sign(t, 0, `{"name":"bot"}`, tag, exp)},
+		"7 reaction":    {w.b, w.bob.sign(t, 7, "+", nostr.Tag{"e", msg.ID}, exp)},
+		"5 deletion":    {w.a, w.alice.sign(t, 5, "", nostr.Tag{"e", msg.ID}, exp)},
+		"30450 revoked": {w.a, rev},
+	} {
+		if ok, m := c.r.publish(c.ev); ok || !hasPrefix(m, "invalid:") {
+			t.Errorf("%s with expiration: ok=%v %q, want invalid:", name, ok, m)
+		}
+	}
+	// Ordinary content may still expire.
+	w.a.must(w.alice.sign(t, 9, "short-lived", nostr.Tag{"h", "pub"}, exp))
+	time.Sleep(3500 * time.Millisecond)
+	h.restart(t)
+	m := h.as(t, w.mallory)
+	m.refused(w.mallory.sign(t, 9007, "", nostr.Tag{"h", "priv"}, nostr.Tag{"name", "mine"}), "duplicate:")
+	if _, closed := m.req("p", nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"priv"}}}); !hasPrefix(closed, "restricted:") {
+		t.Fatalf("non-member reading priv after restart: %q", closed)
+	}
+	h.verifyReplay(t)
+}
+
+// Issue 8 item 6: an agent deleting its own profile by address drops its
+// owner link from the projection too, so the log and the projection agree.
+func TestHardeningProfileDeletionByAddress(t *testing.T) {
+	h := startHubProc(t)
+	w := startWriteTeam(t, h)
+	agent, tag, ag := agentOf(t, h, w.alice)
+	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
+	first := ag.must(agent.sign(t, 9, "one", nostr.Tag{"h", "pub"}))
+	w.a.must(w.alice.sign(t, 40003, "one (edited by owner)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", first.ID}))
+	ag.must(agent.sign(t, 5, "", nostr.Tag{"a", "0:" + agent.pk + ":"}))
+	if evs, _ := w.a.req("prof", nostr.Filter{Kinds: []int{0}, Authors: []string{agent.pk}}); len(evs) != 0 {
+		t.Fatalf("profile still served after its deletion")
+	}
+	// Without a profile the hub no longer knows alice owns the agent.
+	second := ag.must(agent.sign(t, 9, "two", nostr.Tag{"h", "pub"}))
+	w.a.refused(w.alice.sign(t, 40003, "two (edited)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", second.ID}), "restricted:")
+	h.verifyReplay(t)
+	// A deletion older than the profile leaves both the profile and the link.
+	ag.must(agent.sign(t, 0, `{"name":"bot again"}`, tag))
+	old := &nostr.Event{Kind: 5, CreatedAt: nostr.Timestamp(time.Now().Add(-30 * time.Second).Unix()), Tags: nostr.Tags{{"a", "0:" + agent.pk + ":"}}}
+	old.Sign(agent.sk)
+	ag.must(old)
+	w.a.must(w.alice.sign(t, 40003, "two (edited by owner)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", second.ID}))
+	h.verifyReplay(t)
+	h.restart(t)
+	h.verifyReplay(t)
+}
