@@ -15,11 +15,13 @@ import (
 // A refused AUTH leaves the connection as it was, authenticated or not.
 func (c *Conn) handleAuth(ev *nostr.Event) {
 	r := c.relay
-	if msg := r.validate(ev); msg != "" {
+	// The cheap checks first: a signature is verified only for an AUTH event
+	// that answers this connection's challenge for this hub, in time.
+	if msg := r.checkAuthEvent(ev, c.challenge, time.Now()); msg != "" {
 		c.send(okMsg(ev.ID, false, msg))
 		return
 	}
-	if msg := r.checkAuthEvent(ev, c.challenge, time.Now()); msg != "" {
+	if msg := r.validate(ev); msg != "" {
 		c.send(okMsg(ev.ID, false, msg))
 		return
 	}
@@ -42,6 +44,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	c.mu.Lock()
 	c.pubkey = ev.PubKey
 	c.mu.Unlock()
+	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
 	c.send(okMsg(ev.ID, true, ""))
 }
@@ -71,6 +74,9 @@ func (r *Relay) checkAuthEvent(ev *nostr.Event, challenge string, now time.Time)
 	}
 	if len(relays) != 1 {
 		return "invalid: AUTH event needs exactly one relay tag"
+	}
+	if u, err := url.Parse(strings.TrimSpace(relays[0])); err == nil && (u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(relays[0], "#")) {
+		return "invalid: AUTH relay tag must be the hub's URL without user info, query or fragment"
 	}
 	if !r.isPublicURL(relays[0]) {
 		return fmt.Sprintf("invalid: AUTH relay tag %q is not this hub's URL (%s)", truncate(relays[0], 100), strings.Join(r.cfg.PublicURLs, ", "))

@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -22,7 +25,8 @@ type Conn struct {
 	ws        *websocket.Conn
 	raw       net.Conn // the socket under ws, for batched data frames
 	challenge string
-	remote    string
+	remote    string // for logs: the peer, or what X-Forwarded-For says
+	addr      string // the TCP peer's address: the key of per-address caps
 	since     time.Time
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -42,9 +46,15 @@ type Conn struct {
 	closed   bool
 	dropping bool
 	subs     map[string]*subscription
+
+	// Before AUTH (see budget.go).
+	slot      bool        // holds an unauthenticated-connection slot; guarded by mu
+	authTimer *time.Timer // closes the connection at AuthTimeout
+	tokens    float64     // messages left in the budget; reader goroutine only
+	refilled  time.Time
 }
 
-func newConn(r *Relay, ws *websocket.Conn, req *http.Request) *Conn {
+func newConn(r *Relay, ws *websocket.Conn, req *http.Request, addr string) *Conn {
 	var b [16]byte
 	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,12 +65,13 @@ func newConn(r *Relay, ws *websocket.Conn, req *http.Request) *Conn {
 		challenge: hex.EncodeToString(b[:]),
 		since:     time.Now(),
 		remote:    remoteAddr(req),
+		addr:      addr,
 		ctx:       ctx,
 		cancel:    cancel,
 		inflight:  make(chan struct{}, r.cfg.MaxInflight),
 		queued:    make(chan struct{}, r.cfg.MaxQueued),
 	}
-	ws.SetReadLimit(int64(r.cfg.MaxMessageBytes))
+	c.startUnauth()
 	return c
 }
 
@@ -125,14 +136,25 @@ func (c *Conn) readLoop() {
 	// Always offer NIP-42; RequireAuth decides whether it is enforced.
 	c.send(authChallenge(c.challenge))
 	for {
-		typ, msg, err := c.ws.ReadMessage()
+		typ, msg, err := c.readMessage()
 		if err != nil {
-			if err == websocket.ErrReadLimit {
-				c.shutdown("invalid: message larger than max_message_length")
-			}
 			return
 		}
 		c.ws.SetReadDeadline(time.Now().Add(timeout))
+		if c.needsAuth() {
+			// Before AUTH, one message at a time from a small budget, handled
+			// here: nothing queues, and the reader stops while it is handled.
+			if !c.spendUnauthToken() {
+				c.close(websocket.ClosePolicyViolation, fmt.Sprintf("rate-limited: more than %d messages before AUTH; authenticate first", c.relay.cfg.UnauthBurst), true)
+				return
+			}
+			if typ != websocket.TextMessage {
+				c.send(notice("invalid: only text frames carry Nostr messages"))
+				continue
+			}
+			c.handle(msg)
+			continue
+		}
 		if typ != websocket.TextMessage {
 			c.send(notice("invalid: only text frames carry Nostr messages"))
 			continue
@@ -154,6 +176,31 @@ func (c *Conn) readLoop() {
 		}
 	}
 }
+
+// readMessage reads the next message, at most MaxMessageBytes (or
+// MaxUnauthMessageBytes before AUTH). A larger one closes the connection with
+// a reason and an error is returned.
+func (c *Conn) readMessage() (int, []byte, error) {
+	typ, rd, err := c.ws.NextReader()
+	if err != nil {
+		return 0, nil, err
+	}
+	limit, what := c.relay.cfg.MaxMessageBytes, "max_message_length"
+	if c.needsAuth() {
+		limit, what = c.relay.cfg.MaxUnauthMessageBytes, "max_unauth_message_length; authenticate first"
+	}
+	msg, err := io.ReadAll(io.LimitReader(rd, int64(limit)+1))
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(msg) > limit {
+		c.close(websocket.CloseMessageTooBig, fmt.Sprintf("invalid: message larger than %d bytes (%s)", limit, what), true)
+		return 0, nil, errTooBig
+	}
+	return typ, msg, nil
+}
+
+var errTooBig = errors.New("message too big")
 
 // work handles queued messages in order and exits when the queue is empty.
 func (c *Conn) work() {
@@ -260,9 +307,20 @@ func appendFrames(dst []byte, msgs [][]byte, max int) ([]byte, [][]byte, int) {
 	return dst, msgs, payload
 }
 
-// shutdown closes the connection once. A non-empty reason is sent as a NOTICE
-// first, then in the close frame.
+// shutdown closes the connection once, with reason (if any) in the close frame.
 func (c *Conn) shutdown(reason string) {
+	code := websocket.CloseNormalClosure
+	if reason != "" {
+		code = websocket.ClosePolicyViolation
+	}
+	c.close(code, reason, false)
+}
+
+// close closes the connection once, with code and reason in the close frame.
+// unread says the client is still sending: the hub then stops writing and
+// reads (and drops) a little more before it closes, so that the client gets
+// the close frame rather than a TCP reset.
+func (c *Conn) close(code int, reason string, unread bool) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -273,15 +331,19 @@ func (c *Conn) shutdown(reason string) {
 	c.mu.Unlock()
 	c.cancel()
 	deadline := time.Now().Add(time.Second)
-	if reason != "" {
-		// NOTICE carries the reason to clients that ignore close frames.
-		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, truncate(reason, 120)), deadline)
-	} else {
-		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+	c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(reason, 120)), deadline)
+	if tc, ok := c.raw.(interface{ CloseWrite() error }); ok && unread {
+		tc.CloseWrite()
+		c.raw.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		io.Copy(io.Discard, io.LimitReader(c.raw, lingerBytes))
 	}
 	c.ws.Close()
 	c.relay.forget(c)
 }
+
+// lingerBytes is how much a closing connection reads and drops so its client
+// sees the close frame.
+const lingerBytes = 64 << 10
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -85,9 +85,13 @@ var eventFields = [...]struct {
 	{"tags", gjson.JSON}, {"content", gjson.String}, {"sig", gjson.String},
 }
 
+// parseEvent checks an event object's shape and builds the event from it. An
+// unknown field is ignored: NIP-01 clients may add fields, and the event built
+// here (what is verified, stored and relayed) holds only the NIP-01 ones.
 func parseEvent(obj gjson.Result) (*nostr.Event, error) {
 	var bad error
 	var seen uint8 // bit i: eventFields[i] was present
+	ev := &nostr.Event{}
 	obj.ForEach(func(k, v gjson.Result) bool {
 		i := 0
 		for i < len(eventFields) && eventFields[i].name != k.Str {
@@ -96,31 +100,15 @@ func parseEvent(obj gjson.Result) (*nostr.Event, error) {
 		if i == len(eventFields) {
 			return true // NIP-01 allows extra fields; they are not part of the id
 		}
-		// The checks below see every copy of a key and the decoder keeps the
-		// last, so a repeated field must not stand in for a missing one.
+		// A repeated field must not stand in for a missing one, nor pass the
+		// checks in one copy and be used in another.
 		if seen&(1<<i) != 0 {
 			bad = fmt.Errorf("event field %q appears more than once", k.Str)
 			return false
 		}
 		seen |= 1 << i
 		if k.Str == "tags" {
-			if !v.IsArray() {
-				bad = errors.New("event tags must be an array of arrays of strings")
-				return false
-			}
-			v.ForEach(func(_, tag gjson.Result) bool {
-				if !tag.IsArray() {
-					bad = errors.New("event tags must be an array of arrays of strings")
-					return false
-				}
-				tag.ForEach(func(_, s gjson.Result) bool {
-					if s.Type != gjson.String {
-						bad = errors.New("event tags must be an array of arrays of strings")
-					}
-					return bad == nil
-				})
-				return bad == nil
-			})
+			ev.Tags, bad = parseTags(v)
 			return bad == nil
 		}
 		t := eventFields[i].typ
@@ -128,9 +116,28 @@ func parseEvent(obj gjson.Result) (*nostr.Event, error) {
 			bad = fmt.Errorf("event field %q has the wrong type", k.Str)
 			return false
 		}
-		if t == gjson.Number && !isUint(v.Raw) {
-			bad = fmt.Errorf("event field %q must be a non-negative integer", k.Str)
-			return false
+		if t == gjson.Number {
+			n, err := strconv.ParseUint(v.Raw, 10, 63)
+			if err != nil {
+				bad = fmt.Errorf("event field %q must be a non-negative integer", k.Str)
+				return false
+			}
+			if k.Str == "kind" {
+				ev.Kind = int(n) // validate checks the range
+			} else {
+				ev.CreatedAt = nostr.Timestamp(n)
+			}
+			return true
+		}
+		switch k.Str {
+		case "id":
+			ev.ID = v.Str
+		case "pubkey":
+			ev.PubKey = v.Str
+		case "content":
+			ev.Content = v.Str
+		case "sig":
+			ev.Sig = v.Str
 		}
 		return true
 	})
@@ -140,11 +147,38 @@ func parseEvent(obj gjson.Result) (*nostr.Event, error) {
 	if seen != 1<<len(eventFields)-1 {
 		return nil, errors.New("event must have id, pubkey, created_at, kind, tags, content and sig")
 	}
-	ev := &nostr.Event{}
-	if err := easyjson.Unmarshal([]byte(obj.Raw), ev); err != nil {
-		return nil, fmt.Errorf("event does not decode: %v", err)
-	}
 	return ev, nil
+}
+
+// parseTags reads an event's tags: an array of arrays of strings.
+func parseTags(v gjson.Result) (nostr.Tags, error) {
+	errShape := errors.New("event tags must be an array of arrays of strings")
+	if !v.IsArray() {
+		return nil, errShape
+	}
+	tags := nostr.Tags{}
+	ok := true
+	v.ForEach(func(_, tag gjson.Result) bool {
+		if !tag.IsArray() {
+			ok = false
+			return false
+		}
+		t := nostr.Tag{}
+		tag.ForEach(func(_, s gjson.Result) bool {
+			if s.Type != gjson.String {
+				ok = false
+				return false
+			}
+			t = append(t, s.Str)
+			return true
+		})
+		tags = append(tags, t)
+		return ok
+	})
+	if !ok {
+		return nil, errShape
+	}
+	return tags, nil
 }
 
 func parseFilter(obj gjson.Result) (nostr.Filter, error) {

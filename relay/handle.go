@@ -41,8 +41,9 @@ func (c *Conn) needsAuth() bool {
 
 func (c *Conn) handleEvent(ev *nostr.Event) {
 	r := c.relay
-	if msg := r.validate(ev); msg != "" {
-		c.send(okMsg(ev.ID, false, msg))
+	// Before AUTH an EVENT is refused unread: no hashing, no signature check.
+	if c.needsAuth() {
+		c.send(okMsg(ev.ID, false, "auth-required: authenticate with NIP-42 before publishing"))
 		return
 	}
 	k := kinds.Classify(ev.Kind)
@@ -50,8 +51,8 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 		c.send(okMsg(ev.ID, false, fmt.Sprintf("invalid: kind %d belongs in an AUTH message, not EVENT", ev.Kind)))
 		return
 	}
-	if c.needsAuth() {
-		c.send(okMsg(ev.ID, false, "auth-required: authenticate with NIP-42 before publishing"))
+	if msg := r.validate(ev); msg != "" {
+		c.send(okMsg(ev.ID, false, msg))
 		return
 	}
 	for _, fn := range r.Hooks.RejectEvent {

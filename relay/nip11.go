@@ -7,11 +7,19 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip11"
 )
 
-// limitation extends NIP-11's with the per-request filter cap hive enforces.
+// limitation extends NIP-11's with the other limits hive enforces: filters
+// per request and values per filter, and the budget of a connection that has
+// not authenticated.
 type limitation struct {
 	nip11.RelayLimitationDocument
-	MaxFilters      int `json:"max_filters"`
-	MaxFilterValues int `json:"max_filter_values"`
+	MaxFilters             int     `json:"max_filters"`
+	MaxFilterValues        int     `json:"max_filter_values"`
+	MaxUnauthMessageLength int     `json:"max_unauth_message_length"`
+	UnauthMessageBurst     int     `json:"unauth_message_burst"`
+	UnauthMessagesPerSec   float64 `json:"unauth_messages_per_second"`
+	MaxUnauthConnections   int     `json:"max_unauth_connections"`
+	MaxUnauthConnsPerIP    int     `json:"max_unauth_connections_per_ip"`
+	AuthTimeoutSeconds     int     `json:"auth_timeout"`
 }
 
 type info struct {
@@ -44,8 +52,14 @@ func (r *Relay) Info() any {
 				AuthRequired:        r.cfg.RequireAuth,
 				RestrictedWrites:    r.cfg.RequireAuth,
 			},
-			MaxFilters:      r.cfg.MaxFilters,
-			MaxFilterValues: r.cfg.MaxFilterValues,
+			MaxFilters:             r.cfg.MaxFilters,
+			MaxFilterValues:        r.cfg.MaxFilterValues,
+			MaxUnauthMessageLength: r.cfg.MaxUnauthMessageBytes,
+			UnauthMessageBurst:     r.cfg.UnauthBurst,
+			UnauthMessagesPerSec:   r.cfg.UnauthRate,
+			MaxUnauthConnections:   r.cfg.MaxUnauthConns,
+			MaxUnauthConnsPerIP:    r.cfg.MaxUnauthPerAddr,
+			AuthTimeoutSeconds:     int(r.cfg.AuthTimeout.Seconds()),
 		},
 	}
 	return doc

@@ -39,6 +39,21 @@ type Config struct {
 	AuthWindow       time.Duration // NIP-42 created_at tolerance (default 60 s)
 	AuthTimeout      time.Duration // with RequireAuth, close connections not authenticated by then (default 60 s)
 	ReadBufferBytes  int           // websocket read buffer (default 512 B; larger messages take more reads)
+
+	// The budget of a connection that has not authenticated (with RequireAuth):
+	// it can cost the hub little more than its socket until it does.
+	MaxUnauthMessageBytes int     // largest message before AUTH (default 16 KiB)
+	UnauthBurst           int     // messages a connection may send before AUTH at once (default 20)
+	UnauthRate            float64 // and then per second (default 2)
+	MaxUnauthConns        int     // concurrent unauthenticated connections (default 1,024)
+	MaxUnauthPerAddr      int     // of them from one source address (default 128)
+}
+
+// Defaults returns the configuration with every default applied.
+func Defaults() Config {
+	var c Config
+	c.defaults()
+	return c
 }
 
 func (c *Config) defaults() {
@@ -63,6 +78,13 @@ func (c *Config) defaults() {
 	set(&c.MaxQueued, 64)
 	set(&c.MaxOutboundBytes, 4<<20)
 	set(&c.ReadBufferBytes, 512)
+	set(&c.MaxUnauthMessageBytes, 16<<10)
+	set(&c.UnauthBurst, 20)
+	set(&c.MaxUnauthConns, 1024)
+	set(&c.MaxUnauthPerAddr, 128)
+	if c.UnauthRate <= 0 {
+		c.UnauthRate = 2
+	}
 	setD(&c.MaxFutureSkew, 15*time.Minute)
 	setD(&c.WriteTimeout, 10*time.Second)
 	setD(&c.PingInterval, 30*time.Second)
@@ -104,8 +126,9 @@ type Relay struct {
 	subs     *subIndex
 	fanout   chan *nostr.Event
 
-	mu    sync.Mutex
-	conns map[*Conn]struct{}
+	mu     sync.Mutex
+	conns  map[*Conn]struct{}
+	unauth unauthSlots
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -124,6 +147,7 @@ func New(cfg Config, st *store.SQLite, log *slog.Logger) *Relay {
 		subs:   newSubIndex(),
 		fanout: make(chan *nostr.Event, 4096),
 		conns:  make(map[*Conn]struct{}),
+		unauth: unauthSlots{byAddr: make(map[string]int)},
 		stop:   make(chan struct{}),
 	}
 	r.upgrader = websocket.Upgrader{
@@ -155,11 +179,19 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Write([]byte("hive hub: connect with a Nostr client over websocket\n"))
 		return
 	}
-	ws, err := r.upgrader.Upgrade(w, req, nil)
-	if err != nil {
+	addr := sourceAddr(req)
+	if msg := r.takeUnauthSlot(addr); msg != "" {
+		r.log.Debug("refused a connection", "addr", addr, "reason", msg)
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, msg, http.StatusServiceUnavailable)
 		return
 	}
-	c := newConn(r, ws, req)
+	ws, err := r.upgrader.Upgrade(w, req, nil)
+	if err != nil {
+		r.releaseUnauthSlot(addr, r.cfg.RequireAuth)
+		return
+	}
+	c := newConn(r, ws, req, addr)
 	r.mu.Lock()
 	r.conns[c] = struct{}{}
 	r.mu.Unlock()
@@ -205,6 +237,7 @@ func (r *Relay) forget(c *Conn) {
 	r.mu.Lock()
 	delete(r.conns, c)
 	r.mu.Unlock()
+	c.leaveUnauth()
 	r.subs.removeConn(c)
 }
 
@@ -245,13 +278,8 @@ func (r *Relay) pingLoop() {
 			all = append(all, c)
 		}
 		r.mu.Unlock()
-		now := time.Now()
-		deadline := now.Add(r.cfg.WriteTimeout)
+		deadline := time.Now().Add(r.cfg.WriteTimeout)
 		for _, c := range all {
-			if r.cfg.RequireAuth && c.PubKey() == "" && now.Sub(c.since) > r.cfg.AuthTimeout {
-				c.shutdown("auth-required: no AUTH within " + r.cfg.AuthTimeout.String())
-				continue
-			}
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
 				c.shutdown("")
 			}

@@ -27,6 +27,11 @@ func TestProtocolSpecDefaults(t *testing.T) {
 		fmt.Sprintf("At most %d EVENTs per connection wait", c.MaxInflight),
 		fmt.Sprintf("more than %d MiB pile up", c.MaxOutboundBytes>>20),
 		fmt.Sprintf("within %d s is closed", int(c.AuthTimeout.Seconds())),
+		fmt.Sprintf("| `max_unauth_message_length` | %d KiB |", c.MaxUnauthMessageBytes>>10),
+		fmt.Sprintf("| `unauth_message_burst`, `unauth_messages_per_second` | %d messages, then %g per second |", c.UnauthBurst, c.UnauthRate),
+		fmt.Sprintf("| `max_unauth_connections` | %s on the hub |", commas(c.MaxUnauthConns)),
+		fmt.Sprintf("| `max_unauth_connections_per_ip` | %d per source address |", c.MaxUnauthPerAddr),
+		fmt.Sprintf("| `auth_timeout` | %d s |", int(c.AuthTimeout.Seconds())),
 	}
 	flat := strings.Join(strings.Fields(doc), " ")
 	for _, w := range want {

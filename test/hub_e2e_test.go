@@ -235,7 +235,7 @@ func TestSlowConsumerDropped(t *testing.T) {
 
 // A connection that never authenticates is closed after AuthTimeout.
 func TestUnauthenticatedConnectionTimesOut(t *testing.T) {
-	h := startOpenHub(t, relay.Config{RequireAuth: true, AuthTimeout: 200 * time.Millisecond, PingInterval: 50 * time.Millisecond})
+	h := startOpenHub(t, relay.Config{RequireAuth: true, AuthTimeout: 200 * time.Millisecond})
 	idle := dialRaw(t, h.URL)
 	authed := dialRaw(t, h.URL)
 	if ok, msg := authed.auth(newKey(t), h.URL); !ok {

@@ -29,6 +29,7 @@ type serveFlags struct {
 	pprof      string
 	verbose    bool
 	window     time.Duration
+	limits     relay.Config // the flags that set relay limits
 }
 
 func newServeCmd() *cobra.Command {
@@ -50,6 +51,10 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "debug logging")
 	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
+	def := relay.Defaults()
+	cmd.Flags().DurationVar(&f.limits.AuthTimeout, "auth-timeout", def.AuthTimeout, "close connections that have not authenticated (NIP-42) by then")
+	cmd.Flags().IntVar(&f.limits.MaxUnauthConns, "max-unauth-conns", def.MaxUnauthConns, "concurrent connections that have not authenticated yet")
+	cmd.Flags().IntVar(&f.limits.MaxUnauthPerAddr, "max-unauth-per-ip", def.MaxUnauthPerAddr, "of them, from one source address")
 	return cmd
 }
 
@@ -108,7 +113,7 @@ func serve(ctx context.Context, f serveFlags) error {
 		DBPath: filepath.Join(f.data, "hive.db"),
 		Admin:  admin,
 		Keys:   hubKey,
-		Relay:  relay.Config{PublicURLs: urls},
+		Relay:  relayConfig(f.limits, urls),
 		Store:  store.Options{CommitWindow: commitWindow(f.window)},
 		Log:    log,
 	})
@@ -170,6 +175,12 @@ func servePprof(addr string, log *slog.Logger) {
 	if err := http.ListenAndServe(addr, mux); err != nil {
 		log.Warn("pprof stopped", "err", err)
 	}
+}
+
+// relayConfig is the relay's configuration: the limits set by flags, the URLs.
+func relayConfig(limits relay.Config, urls []string) relay.Config {
+	limits.PublicURLs = urls
+	return limits
 }
 
 // commitWindow maps the flag to the store's option, where 0 means the default.
