@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/nbd-wtf/go-nostr"
@@ -234,4 +235,20 @@ func VerifyEvent(ev *nostr.Event) (*Attestation, error) {
 		return nil, err
 	}
 	return VerifyAuthTagFor(tag, ev.PubKey, ev.Kind, int64(ev.CreatedAt))
+}
+
+// ParseAttestationText reads an attestation as printed by `hive agent attest`:
+// the tag's JSON array, or the --json object holding it under "tag".
+func ParseAttestationText(raw string) (nostr.Tag, error) {
+	raw = strings.TrimSpace(raw)
+	if strings.HasPrefix(raw, "{") {
+		var obj struct {
+			Tag nostr.Tag `json:"tag"`
+		}
+		if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj.Tag == nil {
+			return nil, fmt.Errorf("%w: a JSON object must hold the tag under \"tag\" (as printed by hive agent attest --json)", ErrMalformedTag)
+		}
+		return obj.Tag, nil
+	}
+	return ParseTagJSON(raw)
 }

@@ -50,51 +50,62 @@ func freeAddr(t testing.TB) string {
 	return ln.Addr().String()
 }
 
+// logged is a child process whose stderr is collected line by line.
+type logged struct {
+	cmd *exec.Cmd
+	log *strings.Builder
+	mu  *sync.Mutex
+}
+
+// startLogged starts cmd and waits until a stderr line contains ready.
+func startLogged(t testing.TB, cmd *exec.Cmd, ready string, within time.Duration) *logged {
+	t.Helper()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	l := &logged{cmd: cmd, log: &strings.Builder{}, mu: &sync.Mutex{}}
+	seen := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := sync.Once{}
+		for sc.Scan() {
+			l.mu.Lock()
+			l.log.WriteString(sc.Text() + "\n")
+			l.mu.Unlock()
+			if strings.Contains(sc.Text(), ready) {
+				once.Do(func() { close(seen) })
+			}
+		}
+	}()
+	select {
+	case <-seen:
+	case <-time.After(within):
+		cmd.Process.Kill()
+		t.Fatalf("%s did not start:\n%s", cmd.Path, l.logs())
+	}
+	return l
+}
+
+func (l *logged) logs() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.log.String()
+}
+
 // hubProc is a `hive serve` child process.
 type hubProc struct {
-	cmd  *exec.Cmd
+	*logged
 	addr string
 	URL  string
-	log  *strings.Builder
-	mu   *sync.Mutex
 }
 
 func startProc(t testing.TB, dataDir, addr string, args ...string) *hubProc {
 	t.Helper()
 	all := append([]string{"serve", "--data", dataDir, "--addr", addr}, args...)
-	cmd := exec.Command(binary(t), all...)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &hubProc{cmd: cmd, addr: addr, URL: "ws://" + addr, log: &strings.Builder{}, mu: &sync.Mutex{}}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := sync.Once{}
-		for sc.Scan() {
-			p.mu.Lock()
-			p.log.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if strings.Contains(sc.Text(), "hive hub serving") {
-				once.Do(func() { close(ready) })
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("hub did not start:\n%s", p.logs())
-	}
+	p := &hubProc{logged: startLogged(t, exec.Command(binary(t), all...), "hive hub serving", 20*time.Second), addr: addr, URL: "ws://" + addr}
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
 	return p
-}
-
-func (p *hubProc) logs() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.String()
 }
 
 func (p *hubProc) kill9() {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -312,19 +311,7 @@ func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error
 }
 
 // parseTagArg accepts the tag JSON array, or the attest --json object.
-func parseTagArg(raw string) (nostr.Tag, error) {
-	raw = strings.TrimSpace(raw)
-	if strings.HasPrefix(raw, "{") {
-		var obj struct {
-			Tag nostr.Tag `json:"tag"`
-		}
-		if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj.Tag == nil {
-			return nil, fmt.Errorf("%w: a JSON object must hold the tag under \"tag\" (as printed by hive agent attest --json)", identity.ErrMalformedTag)
-		}
-		return obj.Tag, nil
-	}
-	return identity.ParseTagJSON(raw)
-}
+func parseTagArg(raw string) (nostr.Tag, error) { return identity.ParseAttestationText(raw) }
 
 // parseKinds reads --kinds values (comma separated or repeated). NIP-OA
 // clauses are conjunctive, so more than one distinct kind can never hold.

@@ -1,0 +1,224 @@
+package agentbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+)
+
+// Options are the bridge's run-time dependencies.
+type Options struct {
+	Dial       Dialer                  // how to reach the hub (DialClient by default)
+	Passphrase identity.PassphraseFunc // for encrypted key files
+	Log        *slog.Logger
+	Stderr     io.Writer // agents' stderr (os.Stderr by default)
+}
+
+// kindsNeeded are the kinds the bridge publishes as the agent.
+var kindsNeeded = [...]int{kinds.Profile, kinds.Message, kinds.Presence, kinds.Typing, kinds.ObserverFrame}
+
+// Bridge runs every configured agent.
+type Bridge struct {
+	cfg     *Config
+	opt     Options
+	runners []*runner
+}
+
+// New checks everything that can be checked before connecting: key files,
+// attestations, commands, the state directory. Errors say what to fix.
+func New(cfg *Config, opt Options) (*Bridge, error) {
+	if opt.Dial == nil {
+		opt.Dial = DialClient
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if opt.Stderr == nil {
+		opt.Stderr = os.Stderr
+	}
+	b := &Bridge{cfg: cfg, opt: opt}
+	for i := range cfg.Agents {
+		r, err := newRunner(cfg, &cfg.Agents[i], opt)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q: %w", cfg.Agents[i].Name, err)
+		}
+		b.runners = append(b.runners, r)
+	}
+	return b, nil
+}
+
+// Run connects every agent and serves until ctx ends, then stops the agents.
+// It fails at once if an agent cannot reach the hub or is refused on its
+// first connection.
+func (b *Bridge) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, r := range b.runners {
+		if err := r.connectFirst(ctx); err != nil {
+			return fmt.Errorf("agent %q: %w", r.cfg.Name, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, r := range b.runners {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.run(ctx) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+// loadIdentity reads the agent key and its attestation, and checks that the
+// attestation verifies for this key, now, for every kind the bridge sends.
+func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, nostr.Tag, *identity.Attestation, error) {
+	keys, err := identity.LoadKeyFile(a.Key, pass)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return keys, nil, nil, fmt.Errorf("key file %s does not exist: create it with: hive key new --out %s", a.Key, a.Key)
+		}
+		return keys, nil, nil, fmt.Errorf("key file %s: %w", a.Key, err)
+	}
+	raw, err := os.ReadFile(a.Attestation)
+	if err != nil {
+		return keys, nil, nil, fmt.Errorf("attestation file %s: %w (the owner creates it with: hive agent attest --key OWNER.key --agent %s --expires 30d > %s)", a.Attestation, err, keys.Npub(), a.Attestation)
+	}
+	tag, err := identity.ParseAttestationText(string(raw))
+	if err != nil {
+		return keys, nil, nil, fmt.Errorf("attestation file %s: %w", a.Attestation, err)
+	}
+	att, err := identity.VerifyAuthTag(tag, keys.PublicHex)
+	if err != nil {
+		return keys, nil, nil, fmt.Errorf("attestation file %s does not verify for this agent (%s): %w; have the owner attest this key", a.Attestation, keys.Npub(), err)
+	}
+	now := time.Now().Unix()
+	if err := att.Conditions.CheckTime(now); err != nil {
+		return keys, nil, nil, fmt.Errorf("attestation file %s is not valid now (%v): have the owner issue a new one with hive agent attest", a.Attestation, err)
+	}
+	for _, k := range kindsNeeded {
+		if err := att.Conditions.Check(k, now); err != nil {
+			return keys, nil, nil, fmt.Errorf("attestation file %s does not cover kind %d (%v): the bridge publishes kinds %v; attest without --kinds", a.Attestation, k, err, kindsNeeded)
+		}
+	}
+	return keys, tag, att, nil
+}
+
+// runner is one configured agent: its hub connection, pool and queue.
+type runner struct {
+	cfg    *AgentConfig
+	url    string
+	opt    Options
+	log    *slog.Logger
+	keys   identity.Keys
+	tag    nostr.Tag
+	owner  string
+	ck     [32]byte
+	state  *State
+	obs    *observer
+	start  time.Time
+	work   chan func(context.Context) // for the dispatcher goroutine
+	closed chan struct{}
+
+	hubMu sync.Mutex
+	hub   Hub
+	hubUp chan struct{} // closed while connected; replaced on disconnect
+
+	d dispatch // owned by the dispatcher goroutine
+
+	mu      sync.Mutex
+	current map[*agentProc]*turn    // the turn each process is running
+	perms   map[string]*pendingPerm // session + "\x00" + JSON-RPC id
+	members map[string]memberEntry  // "members" gate cache
+}
+
+func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
+	keys, tag, att, err := loadIdentity(a, opt.Passphrase)
+	if err != nil {
+		return nil, err
+	}
+	if err := LookCommand(a.Command, a.Env); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(a.Cwd); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("cwd %s is not a directory", a.Cwd)
+	}
+	state, err := OpenState(cfg.Resolve(cfg.StateDir), a.Name)
+	if err != nil {
+		return nil, err
+	}
+	ck, err := nip44.GenerateConversationKey(att.Owner, keys.SecretHex)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: a, url: cfg.Hub, opt: opt, log: opt.Log.With("agent", a.Name), keys: keys, tag: tag, owner: att.Owner,
+		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
+		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}}
+	r.obs = newObserver(ck, att.Owner, r.publishOnce)
+	r.d = newDispatch(a.Processes)
+	return r, nil
+}
+
+// currentHub is the live connection, or nil while reconnecting.
+func (r *runner) currentHub() Hub {
+	r.hubMu.Lock()
+	defer r.hubMu.Unlock()
+	return r.hub
+}
+
+// publishOnce sends ev on the current connection (signing it as the agent).
+func (r *runner) publishOnce(ctx context.Context, ev *nostr.Event) error {
+	h := r.currentHub()
+	if h == nil {
+		return errors.New("not connected to the hub")
+	}
+	return h.Publish(ctx, ev)
+}
+
+// publish sends ev, waiting for the connection to come back, until ctx ends
+// or the hub refuses it for a reason that retrying will not change.
+func (r *runner) publish(ctx context.Context, ev *nostr.Event) error {
+	for {
+		r.hubMu.Lock()
+		h, up := r.hub, r.hubUp
+		r.hubMu.Unlock()
+		if h != nil {
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := h.Publish(pctx, ev)
+			cancel()
+			if err == nil || refusedForGood(err) {
+				return err
+			}
+			r.log.Warn("publish failed, retrying", "kind", ev.Kind, "err", err)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-up:
+		}
+	}
+}
+
+func refusedForGood(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"restricted:", "invalid:", "blocked:", "duplicate:"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,274 @@
+package agentbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// catchUpSlack is how far behind the cursor catch-up starts (clock skew).
+const catchUpSlack = answeredKeep
+
+// connectFirst makes the first connection; failures here are startup errors.
+func (r *runner) connectFirst(ctx context.Context) error {
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	h, err := r.opt.Dial(dctx, r.url, r.keys, r.tag)
+	if errors.Is(err, ErrAuthRefused) {
+		return fmt.Errorf("the hub at %s refused AUTH for %s: %w (is the owner a member, and the attestation not revoked?)", r.url, r.keys.Npub(), err)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v (is it running? check hub = in the config)", ErrUnreachable, r.url, err)
+	}
+	r.setHub(h)
+	return nil
+}
+
+func (r *runner) setHub(h Hub) {
+	r.hubMu.Lock()
+	defer r.hubMu.Unlock()
+	r.hub = h
+	if h != nil {
+		close(r.hubUp)
+	} else {
+		r.hubUp = make(chan struct{})
+	}
+}
+
+// run serves one agent until ctx ends: dispatcher, observer, and the
+// connection loop, reconnecting with backoff.
+func (r *runner) run(ctx context.Context) {
+	defer r.shutdown()
+	go r.obs.run(ctx)
+	go r.dispatchLoop(ctx)
+	backoff := time.Second
+	for ctx.Err() == nil {
+		h := r.currentHub()
+		if h == nil {
+			dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			var err error
+			h, err = r.opt.Dial(dctx, r.url, r.keys, r.tag)
+			cancel()
+			if err != nil {
+				r.log.Warn("reconnecting to the hub", "err", err, "in", backoff)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(backoff*2, 30*time.Second)
+				continue
+			}
+			r.setHub(h)
+		}
+		backoff = time.Second
+		if err := r.serve(ctx, h); err != nil && ctx.Err() == nil {
+			r.log.Warn("hub connection ended", "err", err)
+		}
+		r.setHub(nil)
+		h.Close()
+	}
+}
+
+// channelInfo is what the bridge knows of a channel the agent belongs to.
+type channelInfo struct{ typ string }
+
+// serve runs one connection: profile, presence, membership, subscriptions.
+func (r *runner) serve(ctx context.Context, h Hub) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := r.publishProfile(ctx, h); err != nil {
+		return err
+	}
+	r.presence(ctx, h, "online")
+	ctl, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}},
+		Authors: []string{r.owner}, Since: ts(time.Now().Add(-controlMaxAge))}})
+	if err != nil {
+		return fmt.Errorf("control subscription: %w", err)
+	}
+	defer ctl.Unsub()
+	roster, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}}}})
+	if err != nil {
+		return fmt.Errorf("membership subscription: %w", err)
+	}
+	defer roster.Unsub()
+	channels := map[string]channelInfo{}
+	var mentions *Sub
+	resubscribe := func() error {
+		if mentions != nil {
+			mentions.Unsub()
+		}
+		var err error
+		mentions, err = r.subscribeMentions(ctx, h, channels)
+		return err
+	}
+	defer func() {
+		if mentions != nil {
+			mentions.Unsub()
+		}
+	}()
+	rosterDone := false
+	var mentionEvents <-chan *nostr.Event
+	var mentionClosed <-chan string
+	for {
+		mentionEvents, mentionClosed = nil, nil
+		if mentions != nil {
+			mentionEvents, mentionClosed = mentions.Events, mentions.Closed
+		}
+		select {
+		case <-ctx.Done():
+			r.presence(context.Background(), h, "offline")
+			return nil
+		case <-h.Done():
+			return errors.New("connection lost")
+		case ev := <-ctl.Events:
+			r.onControl(ctx, ev)
+		case reason := <-ctl.Closed:
+			return fmt.Errorf("the hub closed the control subscription: %s", reason)
+		case ev := <-roster.Events:
+			if added := r.noteRoster(ctx, h, ev, channels); added && rosterDone {
+				if err := resubscribe(); err != nil {
+					return err
+				}
+			}
+		case <-roster.EOSE:
+			rosterDone = true
+			if err := resubscribe(); err != nil {
+				return err
+			}
+		case reason := <-roster.Closed:
+			return fmt.Errorf("the hub refused the membership subscription: %s", reason)
+		case ev := <-mentionEvents:
+			r.onMessage(ctx, h, ev, channels)
+		case reason := <-mentionClosed:
+			r.log.Warn("mention subscription closed; resyncing channels", "reason", reason)
+			return fmt.Errorf("mention subscription closed: %s", reason)
+		}
+	}
+}
+
+func ts(t time.Time) *nostr.Timestamp {
+	v := nostr.Timestamp(t.Unix())
+	return &v
+}
+
+// noteRoster records a channel whose member list names the agent; it
+// reports whether the channel is new.
+func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) bool {
+	ch := tagValue(ev.Tags, "d")
+	if ch == "" {
+		return false
+	}
+	if _, ok := channels[ch]; ok {
+		return false
+	}
+	info := channelInfo{typ: "stream"}
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if meta, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.GroupMetadata}, Tags: nostr.TagMap{"d": {ch}}, Limit: 1}); err == nil && len(meta) > 0 {
+		if t := tagValue(meta[0].Tags, "type"); t != "" {
+			info.typ = t
+		}
+	}
+	channels[ch] = info
+	r.log.Info("member of channel", "channel", ch, "type", info.typ)
+	return true
+}
+
+// subscribeMentions asks for messages in the agent's channels since the
+// cursor: those that p-tag the agent in streams, every message in DMs.
+func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[string]channelInfo) (*Sub, error) {
+	var streams, dms []string
+	for ch, info := range channels {
+		if info.typ == "dm" {
+			dms = append(dms, ch)
+		} else {
+			streams = append(streams, ch)
+		}
+	}
+	slices.Sort(streams)
+	slices.Sort(dms)
+	since := ts(time.Unix(r.state.Cursor(), 0).Add(-catchUpSlack))
+	var fs nostr.Filters
+	if len(streams) > 0 {
+		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": streams, "p": {r.keys.PublicHex}}, Since: since})
+	}
+	if len(dms) > 0 {
+		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": dms}, Since: since})
+	}
+	if len(fs) == 0 {
+		return nil, nil
+	}
+	return h.Subscribe(ctx, fs)
+}
+
+// onMessage routes one message: mention checks, the answer gate, catch-up
+// de-duplication, then the queue.
+func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) {
+	info, member := channels[tagValue(ev.Tags, "h")]
+	m, why := mentionOf(ev, r.keys.PublicHex, info.typ, member)
+	if why != "" {
+		if ev.PubKey != r.keys.PublicHex {
+			r.log.Debug("not a mention", "event", ev.ID, "why", why)
+		}
+		return
+	}
+	if r.state.Answered(ev.ID) {
+		return
+	}
+	if !r.mayAsk(ctx, h, ev.PubKey) {
+		r.log.Info("ignoring mention: the answer gate does not admit its author", "event", ev.ID, "author", ev.PubKey)
+		return
+	}
+	if ev.CreatedAt.Time().Before(r.start.Add(time.Second)) && r.repliedOnHub(ctx, h, ev.ID) {
+		r.state.MarkAnswered([]Mention{m}, 0)
+		return
+	}
+	m.Received = time.Now()
+	r.enqueue(m)
+}
+
+// repliedOnHub reports whether the hub already holds the agent's reply to id
+// (the bridge died between posting it and recording it).
+func (r *runner) repliedOnHub(ctx context.Context, h Hub, id string) bool {
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	evs, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{r.keys.PublicHex}, Tags: nostr.TagMap{"e": {id}}, Limit: 10})
+	if err != nil {
+		r.log.Warn("could not check for an earlier reply", "event", id, "err", err)
+		return false
+	}
+	for _, ev := range evs {
+		for _, t := range ev.Tags {
+			if len(t) >= 4 && t[0] == "e" && t[1] == id && t[3] == "reply" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// publishProfile publishes the agent's kind 0 with the owner's tag and a
+// bot marker, so the owner relation is in the log.
+func (r *runner) publishProfile(ctx context.Context, h Hub) error {
+	content, _ := json.Marshal(map[string]any{"name": r.cfg.Name, "about": "ACP agent on hive bridge", "bot": true})
+	ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{r.tag, {"bot"}}}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := h.Publish(pctx, ev); err != nil {
+		return fmt.Errorf("publishing the agent's profile: %w", err)
+	}
+	return nil
+}
+
+func (r *runner) presence(ctx context.Context, h Hub, status string) {
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	h.Publish(pctx, &nostr.Event{Kind: kinds.Presence, CreatedAt: nostr.Now(), Content: status, Tags: nostr.Tags{}})
+}

@@ -1,0 +1,192 @@
+package agentbridge
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// pendingPerm is a session/request_permission waiting for the owner.
+type pendingPerm struct {
+	session string
+	options []acp.PermissionOption
+	answer  chan acp.RequestPermissionOutcome // buffered 1; written once
+}
+
+func permKey(session string, rpcID json.RawMessage) string { return session + "\x00" + idKey(rpcID) }
+
+// requestPermission applies the permissions policy. With "ask" the request
+// waits for the owner's control frame; after permission_timeout the
+// reject_once option is chosen (cancelled if there is none).
+func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json.RawMessage, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	switch r.cfg.Permissions {
+	case PermAllow:
+		return outcome(pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways))
+	case PermDeny:
+		return outcome(pickOption(req.Options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways))
+	}
+	pp := &pendingPerm{session: string(req.SessionId), options: req.Options, answer: make(chan acp.RequestPermissionOutcome, 1)}
+	key := permKey(pp.session, rpcID)
+	r.mu.Lock()
+	r.perms[key] = pp
+	r.mu.Unlock()
+	r.log.Info("permission requested; waiting for the owner", "session", pp.session, "request", string(rpcID), "tool", req.ToolCall.ToolCallId)
+	timer := time.NewTimer(r.cfg.permTimeout)
+	defer timer.Stop()
+	var out acp.RequestPermissionOutcome
+	select {
+	case out = <-pp.answer:
+	case <-timer.C:
+		out = pickOption(req.Options, acp.PermissionOptionKindRejectOnce)
+		r.log.Info("permission timed out: rejected", "session", pp.session, "request", string(rpcID))
+	case <-ctx.Done():
+		out = acp.NewRequestPermissionOutcomeCancelled()
+	case <-p.exited:
+		out = acp.NewRequestPermissionOutcomeCancelled()
+	}
+	r.mu.Lock()
+	delete(r.perms, key)
+	r.mu.Unlock()
+	p.last.Store(time.Now().UnixNano()) // the idle clock restarts after the owner's answer
+	return outcome(out)
+}
+
+func outcome(o acp.RequestPermissionOutcome) acp.RequestPermissionResponse {
+	return acp.RequestPermissionResponse{Outcome: o}
+}
+
+// pickOption selects the first option of the first kind present, or
+// cancelled when none is offered.
+func pickOption(opts []acp.PermissionOption, kinds ...acp.PermissionOptionKind) acp.RequestPermissionOutcome {
+	for _, k := range kinds {
+		for _, o := range opts {
+			if o.Kind == k {
+				return acp.NewRequestPermissionOutcomeSelected(o.OptionId)
+			}
+		}
+	}
+	return acp.NewRequestPermissionOutcomeCancelled()
+}
+
+// answerPerm resolves one pending request once; false if there is none or
+// the option was not offered.
+func (r *runner) answerPerm(session string, rpcID json.RawMessage, option string) bool {
+	key := permKey(session, rpcID)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pp := r.perms[key]
+	if pp == nil {
+		return false
+	}
+	for _, o := range pp.options {
+		if string(o.OptionId) == option {
+			delete(r.perms, key)
+			pp.answer <- acp.NewRequestPermissionOutcomeSelected(o.OptionId)
+			return true
+		}
+	}
+	return false
+}
+
+// resolveSession answers every pending request of a session "cancelled".
+func (r *runner) resolveSession(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, pp := range r.perms {
+		if pp.session == session {
+			delete(r.perms, k)
+			pp.answer <- acp.NewRequestPermissionOutcomeCancelled()
+		}
+	}
+}
+
+// waitingForOwner reports whether a session has a permission request pending.
+func (r *runner) waitingForOwner(session string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, pp := range r.perms {
+		if pp.session == session {
+			return true
+		}
+	}
+	return false
+}
+
+// running finds the process and turn working in a session.
+func (r *runner) running(session string) (*agentProc, *turn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p, t := range r.current {
+		if t.Session() == session {
+			return p, t
+		}
+	}
+	return nil, nil
+}
+
+// onControl handles one control frame from the hub. Frames that are not from
+// the owner, stale, or malformed are ignored (logged).
+func (r *runner) onControl(ctx context.Context, ev *nostr.Event) {
+	c, err := ParseControl(ev, r.ck, r.owner, time.Now())
+	if err != nil {
+		r.log.Info("ignoring control frame", "event", ev.ID, "from", ev.PubKey, "why", err)
+		return
+	}
+	switch c.Type {
+	case CtlPermission:
+		if !r.answerPerm(c.Session, c.Request, c.Option) {
+			r.log.Info("permission control frame matches no pending request (or an option not offered)", "session", c.Session, "request", string(c.Request))
+		}
+	case CtlCancel:
+		p, t := r.running(c.Session)
+		if p == nil {
+			r.log.Info("cancel: no turn running in session", "session", c.Session)
+			return
+		}
+		t.mu.Lock()
+		t.stopNote = "cancelled by the owner"
+		t.mu.Unlock()
+		r.cancelSession(p, c.Session)
+	case CtlSteer:
+		go r.steer(ctx, c)
+	}
+}
+
+// steer injects text into a running turn through _session/steering where the
+// agent advertised it; otherwise (or if the agent declines) the text is
+// queued as the channel's next prompt.
+func (r *runner) steer(ctx context.Context, c Control) {
+	p, t := r.running(c.Session)
+	if p != nil && p.info.Steering {
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		raw, err := p.conn.CallExtension(sctx, "_session/steering", map[string]any{
+			"sessionId": c.Session,
+			"prompt":    []acp.ContentBlock{acp.TextBlock(c.Text)},
+			"_meta":     map[string]any{"steering": map[string]any{"idleBehavior": "promptRequired"}},
+		})
+		var res struct {
+			Outcome string `json:"outcome"`
+		}
+		if err == nil && json.Unmarshal(raw, &res) == nil && res.Outcome == "injected" {
+			r.log.Info("steer injected", "session", c.Session)
+			return
+		}
+		r.log.Info("steer not injected; queued as the next prompt", "session", c.Session, "outcome", res.Outcome, "err", err)
+	}
+	channel := ""
+	if t != nil {
+		channel = t.channel
+	} else {
+		channel = r.state.ChannelOf(c.Session)
+	}
+	if channel == "" {
+		r.log.Info("steer: unknown session", "session", c.Session)
+		return
+	}
+	now := time.Now()
+	r.enqueue(Mention{Channel: channel, Author: r.owner, Content: c.Text, At: now, Received: now})
+}

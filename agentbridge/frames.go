@@ -1,0 +1,125 @@
+package agentbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+)
+
+// Frame is the decrypted content of an observer frame (agent to owner).
+type Frame struct {
+	V       int             `json:"v"`
+	Seq     uint64          `json:"seq"`
+	Channel string          `json:"channel"`
+	Session string          `json:"session"`
+	Turn    string          `json:"turn"`
+	Dir     string          `json:"dir"` // "in": agent to bridge; "out": bridge to agent
+	Msg     json.RawMessage `json:"msg"`
+}
+
+// Control is the decrypted content of a control frame (owner to agent).
+type Control struct {
+	V       int             `json:"v"`
+	Type    string          `json:"type"` // permission, cancel, steer
+	Session string          `json:"session"`
+	Request json.RawMessage `json:"request,omitempty"` // JSON-RPC id of the session/request_permission
+	Option  string          `json:"option,omitempty"`
+	Text    string          `json:"text,omitempty"`
+}
+
+// Control frame types.
+const (
+	CtlPermission = "permission"
+	CtlCancel     = "cancel"
+	CtlSteer      = "steer"
+)
+
+// maxPlaintext is NIP-44 v2's largest plaintext.
+const maxPlaintext = 65535
+
+// controlMaxAge bounds how old a control frame may be when it arrives.
+const controlMaxAge = 5 * time.Minute
+
+// SealFrame encrypts v with NIP-44 v2 under conversation key ck into an
+// unsigned kind 24200 event to recipient.
+func SealFrame(v any, ck [32]byte, recipient string) (*nostr.Event, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxPlaintext {
+		return nil, fmt.Errorf("frame of %d bytes is over NIP-44's %d", len(b), maxPlaintext)
+	}
+	ct, err := nip44.Encrypt(string(b), ck)
+	if err != nil {
+		return nil, err
+	}
+	return &nostr.Event{Kind: kinds.ObserverFrame, CreatedAt: nostr.Now(), Content: ct, Tags: nostr.Tags{{"p", recipient}}}, nil
+}
+
+// OpenFrame decrypts a kind 24200 event's content into v.
+func OpenFrame(ev *nostr.Event, ck [32]byte, v any) error {
+	if ev.Kind != kinds.ObserverFrame {
+		return fmt.Errorf("kind %d is not an observer frame", ev.Kind)
+	}
+	pt, err := nip44.Decrypt(ev.Content, ck)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(pt)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// ParseControl opens and checks a control frame: its author must be owner,
+// it must be fresh, and its fields must fit its type.
+func ParseControl(ev *nostr.Event, ck [32]byte, owner string, now time.Time) (Control, error) {
+	var c Control
+	if ev.PubKey != owner {
+		return c, errors.New("not from the owner")
+	}
+	if age := now.Sub(ev.CreatedAt.Time()); age > controlMaxAge || age < -controlMaxAge {
+		return c, fmt.Errorf("stale control frame (created %v ago)", age.Round(time.Second))
+	}
+	if err := OpenFrame(ev, ck, &c); err != nil {
+		return c, err
+	}
+	if c.V != 1 {
+		return c, fmt.Errorf("unsupported control frame version %d", c.V)
+	}
+	if c.Session == "" {
+		return c, errors.New("control frame without session")
+	}
+	switch c.Type {
+	case CtlPermission:
+		if len(c.Request) == 0 || c.Option == "" {
+			return c, errors.New("permission control frame needs request and option")
+		}
+	case CtlCancel:
+	case CtlSteer:
+		if c.Text == "" {
+			return c, errors.New("steer control frame without text")
+		}
+	default:
+		return c, fmt.Errorf("unknown control frame type %q", c.Type)
+	}
+	return c, nil
+}
+
+// idKey canonicalises a JSON-RPC id for matching ("7", "\"abc\"").
+func idKey(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,155 @@
+package agentbridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// answeredKeep is how long answered mention ids are remembered behind the
+// cursor (the catch-up query starts this far behind it, for clock skew).
+const answeredKeep = 10 * time.Minute
+
+// SessionRef is a persisted ACP session of one (agent, channel).
+type SessionRef struct {
+	Session string `json:"session"`
+	Cwd     string `json:"cwd"`
+}
+
+// stateFile is the JSON kept in STATE_DIR/<agent>/state.json.
+type stateFile struct {
+	Cursor   int64                 `json:"cursor"`   // unix seconds: mentions before it were all answered
+	Sessions map[string]SessionRef `json:"sessions"` // channel -> session
+	Answered map[string]int64      `json:"answered"` // mention id -> created_at, near the cursor
+}
+
+// State is an agent's durable bridge state, written atomically on change.
+type State struct {
+	mu    sync.Mutex
+	path  string
+	f     stateFile
+	fresh bool // no state existed: this is the first start
+}
+
+// OpenState loads or creates the state of one agent under dir.
+func OpenState(dir, agent string) (*State, error) {
+	d := filepath.Join(dir, agent)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return nil, fmt.Errorf("state_dir: %w", err)
+	}
+	s := &State{path: filepath.Join(d, "state.json")}
+	b, err := os.ReadFile(s.path)
+	switch {
+	case os.IsNotExist(err):
+		s.fresh = true
+		s.f.Cursor = time.Now().Unix()
+	case err != nil:
+		return nil, fmt.Errorf("state_dir: %w", err)
+	default:
+		if err := json.Unmarshal(b, &s.f); err != nil {
+			return nil, fmt.Errorf("state file %s is corrupt (%v): move it away to start fresh", s.path, err)
+		}
+	}
+	if s.f.Sessions == nil {
+		s.f.Sessions = map[string]SessionRef{}
+	}
+	if s.f.Answered == nil {
+		s.f.Answered = map[string]int64{}
+	}
+	return s, s.saveLocked()
+}
+
+// Fresh reports whether this agent had no state (first start).
+func (s *State) Fresh() bool { return s.fresh }
+
+// Cursor is the time catch-up starts from.
+func (s *State) Cursor() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.Cursor
+}
+
+// Answered reports whether a mention was already answered.
+func (s *State) Answered(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.f.Answered[id]
+	return ok
+}
+
+// MarkAnswered records answered mentions and moves the cursor to floor (the
+// oldest mention still waiting, or now when none is).
+func (s *State) MarkAnswered(ms []Mention, floor int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range ms {
+		if m.ID != "" {
+			s.f.Answered[m.ID] = m.At.Unix()
+		}
+	}
+	if floor > s.f.Cursor {
+		s.f.Cursor = floor
+	}
+	keep := s.f.Cursor - int64(answeredKeep/time.Second)
+	for id, at := range s.f.Answered {
+		if at < keep {
+			delete(s.f.Answered, id)
+		}
+	}
+	return s.saveLocked()
+}
+
+// Session returns the persisted session of a channel.
+func (s *State) Session(channel string) (SessionRef, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.f.Sessions[channel]
+	return r, ok
+}
+
+// SetSession persists a channel's session.
+func (s *State) SetSession(channel string, r SessionRef) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.f.Sessions[channel] = r
+	return s.saveLocked()
+}
+
+func (s *State) saveLocked() error {
+	b, err := json.MarshalIndent(&s.f, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp := s.path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, s.path)
+}
+
+// ChannelOf is the channel whose persisted session is session ("" if none).
+func (s *State) ChannelOf(session string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch, r := range s.f.Sessions {
+		if r.Session == session {
+			return ch
+		}
+	}
+	return ""
+}

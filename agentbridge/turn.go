@@ -1,0 +1,330 @@
+package agentbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/kinds"
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Turn timings that are not configurable.
+const (
+	callTimeout   = 2 * time.Minute  // session/new, session/load, set_mode, set_model
+	cancelGrace   = 10 * time.Second // after session/cancel, for the prompt to return
+	typingEvery   = 3 * time.Second
+	crashSettle   = 2 * time.Second // after a failed call, to tell a crash from an error
+	replyDeadline = 10 * time.Minute
+)
+
+// turn is one prompt in flight on one process.
+type turn struct {
+	id      string // the newest mention's event id (or "steer-<time>")
+	channel string
+	batch   []Mention
+
+	mu        sync.Mutex
+	session   string
+	prompting bool
+	text      strings.Builder
+	stopNote  string // why the turn was stopped early, for the reply
+}
+
+func (t *turn) ref() turnRef {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return turnRef{channel: t.channel, session: t.session, turn: t.id}
+}
+
+func (t *turn) Session() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.session
+}
+
+// sessionUpdate is called by the SDK, in order, for every notification. Only
+// this turn's own agent message text, sent while its prompt is in flight,
+// makes the reply (a session/load replay is never part of it).
+func (r *runner) sessionUpdate(p *agentProc, n acp.SessionNotification) {
+	r.mu.Lock()
+	t := r.current[p]
+	r.mu.Unlock()
+	if t == nil || n.Update.AgentMessageChunk == nil || n.Update.AgentMessageChunk.Content.Text == nil {
+		return
+	}
+	t.mu.Lock()
+	if t.prompting && string(n.SessionId) == t.session {
+		t.text.WriteString(n.Update.AgentMessageChunk.Content.Text.Text)
+	}
+	t.mu.Unlock()
+}
+
+// runTurn answers one batch on process p of slot s.
+func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, batch []Mention) turnOutcome {
+	t := &turn{channel: ch, batch: batch, id: batch[len(batch)-1].ID}
+	if t.id == "" {
+		t.id = fmt.Sprintf("steer-%d", time.Now().UnixNano())
+	}
+	r.mu.Lock()
+	r.current[p] = t
+	r.mu.Unlock()
+	p.setTurnHook(func(dir string, line []byte) { r.obs.add(t.ref(), dir, line) })
+	defer func() {
+		p.setTurnHook(nil)
+		r.mu.Lock()
+		delete(r.current, p)
+		r.mu.Unlock()
+	}()
+	typingCtx, stopTyping := context.WithCancel(ctx)
+	defer stopTyping()
+	go r.typing(typingCtx, t)
+
+	notice, err := r.ensureSession(ctx, s, p, t)
+	if err != nil {
+		if r.crashed(p) {
+			return turnCrashed
+		}
+		r.postFailure(ctx, batch, "the agent could not open a session: "+err.Error())
+		return turnAnswered
+	}
+	if notice != "" {
+		r.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
+	}
+	res, err := r.prompt(ctx, p, t)
+	switch {
+	case errors.Is(err, errWedged):
+		r.postFailure(ctx, batch, t.stopNote)
+		return turnWedged
+	case err != nil && ctx.Err() != nil:
+		return turnCrashed // shutting down: answered after the restart
+	case err != nil && r.crashed(p):
+		return turnCrashed
+	case err != nil:
+		r.postFailure(ctx, batch, "the agent failed: "+errText(err))
+		return turnAnswered
+	}
+	t.mu.Lock()
+	text, note := strings.TrimSpace(t.text.String()), t.stopNote
+	t.mu.Unlock()
+	if res.StopReason != acp.StopReasonEndTurn {
+		if note == "" {
+			note = "the turn ended early: " + string(res.StopReason)
+		}
+		text = strings.TrimSpace(text + "\n\n(" + note + ")")
+	}
+	if text == "" {
+		text = "(the agent finished without an answer)"
+	}
+	r.postReply(ctx, batch, text)
+	return turnAnswered
+}
+
+// crashed reports whether p exited (waiting briefly: a broken pipe is seen
+// before the exit status).
+func (r *runner) crashed(p *agentProc) bool {
+	return p.waitExit(crashSettle)
+}
+
+func errText(err error) string {
+	var re *acp.RequestError
+	if errors.As(err, &re) {
+		if re.Data != nil {
+			return fmt.Sprintf("%s (%v)", re.Message, re.Data)
+		}
+		return re.Message
+	}
+	return err.Error()
+}
+
+// ensureSession gives the turn the channel's session on p: already loaded,
+// resumed with session/load, or new. Mode and model are pinned after every
+// new or load. It returns a notice for the channel when a resume failed.
+func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *turn) (string, error) {
+	if id, ok := s.loaded[t.channel]; ok {
+		t.mu.Lock()
+		t.session = id
+		t.mu.Unlock()
+		return "", nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	notice := ""
+	if ref, ok := r.state.Session(t.channel); ok {
+		if !p.info.LoadSession {
+			notice = "(this agent cannot resume sessions: starting a fresh one, without the earlier context)"
+		} else {
+			t.mu.Lock()
+			t.session = ref.Session
+			t.mu.Unlock()
+			_, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers()})
+			if err == nil {
+				if err := r.pin(cctx, p, ref.Session); err != nil {
+					return "", err
+				}
+				s.loaded[t.channel] = ref.Session
+				r.log.Info("session resumed", "channel", t.channel, "session", ref.Session)
+				return "", nil
+			}
+			if r.crashed(p) {
+				return "", err
+			}
+			notice = "(could not resume the previous session: " + errText(err) + "; starting a fresh one)"
+			r.log.Warn("session/load failed", "channel", t.channel, "session", ref.Session, "err", err)
+		}
+	}
+	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers()})
+	if err != nil {
+		return "", err
+	}
+	id := string(res.SessionId)
+	t.mu.Lock()
+	t.session = id
+	t.mu.Unlock()
+	if err := r.pin(cctx, p, id); err != nil {
+		return "", err
+	}
+	s.loaded[t.channel] = id
+	if err := r.state.SetSession(t.channel, SessionRef{Session: id, Cwd: r.cfg.Cwd}); err != nil {
+		r.log.Error("saving state", "err", err)
+	}
+	return notice, nil
+}
+
+// pin applies the configured mode and model to a session.
+func (r *runner) pin(ctx context.Context, p *agentProc, session string) error {
+	if r.cfg.Mode != "" {
+		if _, err := p.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: acp.SessionId(session), ModeId: acp.SessionModeId(r.cfg.Mode)}); err != nil {
+			return fmt.Errorf("setting mode %q: %s", r.cfg.Mode, errText(err))
+		}
+	}
+	if r.cfg.Model != "" {
+		if _, err := p.conn.UnstableSetSessionModel(ctx, acp.UnstableSetSessionModelRequest{SessionId: acp.SessionId(session), ModelId: acp.UnstableModelId(r.cfg.Model)}); err != nil {
+			return fmt.Errorf("setting model %q: %s", r.cfg.Model, errText(err))
+		}
+	}
+	return nil
+}
+
+func (r *runner) mcpServers() []acp.McpServer {
+	out := []acp.McpServer{}
+	for _, m := range r.cfg.MCPServers {
+		env := []acp.EnvVariable{}
+		for k, v := range m.Env {
+			env = append(env, acp.EnvVariable{Name: k, Value: v})
+		}
+		args := m.Args
+		if args == nil {
+			args = []string{}
+		}
+		out = append(out, acp.McpServer{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: args, Env: env}})
+	}
+	return out
+}
+
+var errWedged = errors.New("agent wedged")
+
+// prompt sends the batch and waits for the stop reason, enforcing the idle
+// timeout (silence from the agent, not counting time spent waiting for the
+// owner's permission) and the hard turn timeout. On a timeout it cancels
+// the session; if the agent does not stop within cancelGrace it is wedged.
+func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptResponse, error) {
+	var blocks []acp.ContentBlock
+	for _, s := range promptText(t.batch) {
+		blocks = append(blocks, acp.TextBlock(s))
+	}
+	session := t.Session()
+	type result struct {
+		res acp.PromptResponse
+		err error
+	}
+	done := make(chan result, 1)
+	t.mu.Lock()
+	t.prompting = true
+	t.mu.Unlock()
+	go func() {
+		res, err := p.conn.Prompt(context.WithoutCancel(ctx), acp.PromptRequest{SessionId: acp.SessionId(session), Prompt: blocks})
+		done <- result{res, err}
+	}()
+	hard := time.NewTimer(r.cfg.turnTimeout)
+	defer hard.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	stop := func(note string) (acp.PromptResponse, error) {
+		t.mu.Lock()
+		t.stopNote = note
+		t.mu.Unlock()
+		r.cancelSession(p, session)
+		select {
+		case res := <-done:
+			return res.res, res.err
+		case <-time.After(cancelGrace):
+			return acp.PromptResponse{}, errWedged
+		}
+	}
+	for {
+		select {
+		case res := <-done:
+			return res.res, res.err
+		case <-ctx.Done():
+			r.cancelSession(p, session)
+			return acp.PromptResponse{}, ctx.Err()
+		case <-hard.C:
+			return stop(fmt.Sprintf("stopped: the turn took longer than turn_timeout (%v)", r.cfg.turnTimeout))
+		case <-tick.C:
+			idle := time.Since(time.Unix(0, p.last.Load()))
+			if idle > r.cfg.idleTTL && !r.waitingForOwner(session) {
+				return stop(fmt.Sprintf("stopped: the agent was silent for longer than idle_timeout (%v)", r.cfg.idleTTL))
+			}
+		}
+	}
+}
+
+// cancelSession sends session/cancel and answers the session's pending
+// permission requests with "cancelled".
+func (r *runner) cancelSession(p *agentProc, session string) {
+	r.resolveSession(session)
+	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p.conn.Cancel(cctx, acp.CancelNotification{SessionId: acp.SessionId(session)})
+}
+
+// postReply posts the one reply of a batch and records it as answered.
+func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
+	ev := replyEvent(batch, text)
+	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
+	defer cancel()
+	if err := r.publish(pctx, ev); err != nil {
+		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
+		return
+	}
+	r.state.MarkAnswered(batch, 0)
+}
+
+// postFailure posts a failure reply (a reply like any other, so the mention
+// is answered once).
+func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
+	r.postReply(ctx, batch, "⚠️ "+why)
+}
+
+// typing publishes typing indicators in the turn's channel until ctx ends.
+func (r *runner) typing(ctx context.Context, t *turn) {
+	tick := time.NewTicker(typingEvery)
+	defer tick.Stop()
+	for {
+		if h := r.currentHub(); h != nil {
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			h.Publish(pctx, &nostr.Event{Kind: kinds.Typing, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"h", t.channel}}})
+			cancel()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

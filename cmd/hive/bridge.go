@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ainb/hive/agentbridge"
+	"github.com/spf13/cobra"
+)
+
+func newBridgeCmd() *cobra.Command {
+	var config string
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "bridge --config FILE",
+		Short: "Run ACP agents that answer mentions on the hub as their own keys (spec/agents.md)",
+		Long: `Connect each [[agent]] of the TOML config to the hub with its own key and its
+owner's attestation, keep a pool of ACP agent processes (claude-agent-acp,
+codex-acp, gemini --acp, goose acp, ...), answer mentions with one threaded
+reply per turn, stream every raw ACP message to the owner as encrypted
+observer frames (watch them with: hive agent watch), and ask the owner before
+tool calls when permissions = "ask". The config format is in spec/agents.md.`,
+		Example: `  hive bridge --config bridge.toml`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if config == "" {
+				return usageErrorf("--config FILE is required (the format is in spec/agents.md)")
+			}
+			cfg, err := agentbridge.LoadConfig(config)
+			if err != nil {
+				return exitWith(exitInvalid, err)
+			}
+			level := slog.LevelInfo
+			if verbose {
+				level = slog.LevelDebug
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			b, err := agentbridge.New(cfg, agentbridge.Options{Passphrase: passphraseSource(cmd, false), Log: log})
+			if err != nil {
+				return exitWith(exitInvalid, err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = b.Run(ctx)
+			switch {
+			case errors.Is(err, agentbridge.ErrAuthRefused):
+				return exitWith(exitRefused, err)
+			case errors.Is(err, agentbridge.ErrUnreachable):
+				return exitWith(exitUnavailable, err)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&config, "config", "", "the bridge's TOML config file (required)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log every routing decision")
+	return cmd
+}

@@ -1,0 +1,312 @@
+// Command acpagent is a scripted ACP agent for hive's bridge tests, built on
+// acp-go-sdk's agent side. It has no model: cues in the prompt text drive it.
+//
+//	[[think]]          send a thought chunk
+//	[[tool]]           a tool call that completes
+//	[[permission]]     a pending tool call and session/request_permission
+//	[[crash-once]]     exit mid-turn, once per session (a marker file in ACPAGENT_DIR)
+//	[[crash]]          exit mid-turn, every time
+//	[[hang]]           stop responding (ignores session/cancel)
+//	[[slow:DUR]]       wait DUR before answering (session/cancel ends it)
+//	[[steerable:DUR]]  wait up to DUR for a _session/steering text, then answer
+//	[[recall]]         answer with every [[remember:X]] word of the session so far
+//
+// The answer is "heard N: <content of each block> | ..." in three chunks.
+// Sessions persist to ACPAGENT_DIR/<id>.json; session/load replays them.
+// ACPAGENT_STEERING=1 advertises _meta.steering.supported; ACPAGENT_NO_LOAD=1
+// hides loadSession; ACPAGENT_LOG appends "<first line of prompt> <unixnano>"
+// per prompt (for the benchmark).
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+type session struct {
+	History []string `json:"history"`
+	cancel  context.CancelFunc
+	steer   chan string
+}
+
+type agent struct {
+	conn *acp.AgentSideConnection
+	dir  string
+	logf *os.File
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+var cueRe = regexp.MustCompile(`\[\[([a-z-]+)(?::([^\]]*))?\]\]`)
+
+func main() {
+	dir := os.Getenv("ACPAGENT_DIR")
+	if dir == "" {
+		dir = ".acpagent"
+	}
+	os.MkdirAll(dir, 0o755)
+	a := &agent{dir: dir, sessions: map[string]*session{}}
+	if p := os.Getenv("ACPAGENT_LOG"); p != "" {
+		a.logf, _ = os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	}
+	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	<-a.conn.Done()
+}
+
+func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	res := acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: os.Getenv("ACPAGENT_NO_LOAD") == ""},
+		AgentInfo:         &acp.Implementation{Name: "hive-scripted-agent", Version: "1"}}
+	if os.Getenv("ACPAGENT_STEERING") != "" {
+		res.Meta = map[string]any{"steering": map[string]any{"supported": true}}
+	}
+	return res, nil
+}
+
+func (a *agent) Authenticate(ctx context.Context, p acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	b := make([]byte, 8)
+	rand.Read(b)
+	id := "s-" + hex.EncodeToString(b)
+	a.mu.Lock()
+	a.sessions[id] = &session{steer: make(chan string, 4)}
+	a.mu.Unlock()
+	a.save(id)
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id),
+		Modes: &acp.SessionModeState{CurrentModeId: "default", AvailableModes: []acp.SessionMode{{Id: "default", Name: "default"}, {Id: "careful", Name: "careful"}}}}, nil
+}
+
+func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	id := string(p.SessionId)
+	b, err := os.ReadFile(filepath.Join(a.dir, filepath.Base(id)+".json"))
+	if err != nil {
+		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": "no such session " + id})
+	}
+	s := &session{steer: make(chan string, 4)}
+	if err := json.Unmarshal(b, s); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	a.mu.Lock()
+	a.sessions[id] = s
+	a.mu.Unlock()
+	for _, h := range s.History { // the replay arrives before the response
+		a.update(ctx, id, acp.UpdateUserMessageText(h))
+		a.update(ctx, id, acp.UpdateAgentMessageText("(replayed) "+h))
+	}
+	return acp.LoadSessionResponse{}, nil
+}
+
+func (a *agent) save(id string) {
+	a.mu.Lock()
+	b, _ := json.Marshal(a.sessions[id])
+	a.mu.Unlock()
+	os.WriteFile(filepath.Join(a.dir, id+".json"), b, 0o644)
+}
+
+func (a *agent) update(ctx context.Context, id string, u acp.SessionUpdate) {
+	a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(id), Update: u})
+}
+
+func (a *agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[string(p.SessionId)]; s != nil && s.cancel != nil {
+		s.cancel()
+	}
+	return nil
+}
+
+func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	id := string(p.SessionId)
+	a.mu.Lock()
+	s := a.sessions[id]
+	if s == nil {
+		a.mu.Unlock()
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown session " + id})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	a.mu.Unlock()
+	defer func() {
+		cancel()
+		a.mu.Lock()
+		s.cancel = nil
+		a.mu.Unlock()
+	}()
+
+	var contents []string
+	var all strings.Builder
+	for _, b := range p.Prompt {
+		if b.Text == nil {
+			continue
+		}
+		t := b.Text.Text
+		all.WriteString(t + "\n")
+		if a.logf != nil && len(contents) == 0 {
+			first, _, _ := strings.Cut(t, "\n")
+			fmt.Fprintf(a.logf, "%s %d\n", first, time.Now().UnixNano())
+		}
+		if _, body, ok := strings.Cut(t, "\n"); ok {
+			t = body
+		}
+		contents = append(contents, strings.TrimSpace(t))
+	}
+	a.mu.Lock()
+	prior := append([]string(nil), s.History...)
+	s.History = append(s.History, contents...)
+	a.mu.Unlock()
+	a.save(id)
+
+	answer := fmt.Sprintf("heard %d: %s", len(contents), strings.Join(contents, " | "))
+	cancelled := func() (acp.PromptResponse, error) {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	for _, m := range cueRe.FindAllStringSubmatch(all.String(), -1) {
+		switch m[1] {
+		case "think":
+			a.update(ctx, id, acp.UpdateAgentThoughtText("thinking about it"))
+		case "tool":
+			a.update(ctx, id, acp.StartToolCall("t-read", "read a file", acp.WithStartKind(acp.ToolKindRead), acp.WithStartStatus(acp.ToolCallStatusPending)))
+			a.update(ctx, id, acp.UpdateToolCall("t-read", acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
+		case "permission":
+			a.update(ctx, id, acp.StartToolCall("t-shell", "run a shell command", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusPending)))
+			res, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: p.SessionId,
+				ToolCall: acp.ToolCallUpdate{ToolCallId: "t-shell", Title: acp.Ptr("run a shell command")},
+				Options: []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow"},
+					{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject"}}})
+			switch {
+			case err != nil:
+				answer = "permission: error " + err.Error()
+			case res.Outcome.Selected != nil:
+				answer = "permission: " + string(res.Outcome.Selected.OptionId)
+			default:
+				answer = "permission: cancelled"
+			}
+			status := acp.ToolCallStatusFailed
+			if strings.HasSuffix(answer, "allow") {
+				status = acp.ToolCallStatusCompleted
+			}
+			a.update(ctx, id, acp.UpdateToolCall("t-shell", acp.WithUpdateStatus(status)))
+		case "crash-once":
+			marker := filepath.Join(a.dir, "crashed-"+id)
+			if _, err := os.Stat(marker); err != nil {
+				os.WriteFile(marker, nil, 0o644)
+				a.update(ctx, id, acp.UpdateAgentMessageText("about to crash"))
+				os.Exit(3)
+			}
+		case "crash":
+			a.update(ctx, id, acp.UpdateAgentMessageText("about to crash"))
+			os.Exit(3)
+		case "hang":
+			select {}
+		case "slow":
+			d, _ := time.ParseDuration(m[2])
+			select {
+			case <-ctx.Done():
+				return cancelled()
+			case <-time.After(d):
+			}
+		case "steerable":
+			d, _ := time.ParseDuration(m[2])
+			select {
+			case <-ctx.Done():
+				return cancelled()
+			case txt := <-s.steer:
+				answer += " steered: " + txt
+			case <-time.After(d):
+			}
+		case "recall":
+			var words []string
+			for _, h := range prior {
+				for _, r := range cueRe.FindAllStringSubmatch(h, -1) {
+					if r[1] == "remember" {
+						words = append(words, r[2])
+					}
+				}
+			}
+			answer = "recall: " + strings.Join(words, ",")
+		}
+	}
+	if ctx.Err() != nil {
+		return cancelled()
+	}
+	third := len(answer) / 3
+	for _, part := range []string{answer[:third], answer[third : 2*third], answer[2*third:]} {
+		a.update(ctx, id, acp.UpdateAgentMessageText(part))
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// HandleExtensionMethod implements _session/steering.
+func (a *agent) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	if method != "_session/steering" || os.Getenv("ACPAGENT_STEERING") == "" {
+		return nil, acp.NewMethodNotFound(method)
+	}
+	var p struct {
+		SessionID string             `json:"sessionId"`
+		Prompt    []acp.ContentBlock `json:"prompt"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	a.mu.Lock()
+	s := a.sessions[p.SessionID]
+	running := s != nil && s.cancel != nil
+	a.mu.Unlock()
+	if s == nil {
+		return nil, acp.NewInvalidParams(map[string]any{"error": "unknown session"})
+	}
+	text := ""
+	for _, b := range p.Prompt {
+		if b.Text != nil {
+			text += b.Text.Text
+		}
+	}
+	if !running {
+		return map[string]any{"outcome": "promptRequired"}, nil
+	}
+	select {
+	case s.steer <- text:
+		return map[string]any{"outcome": "injected"}, nil
+	default:
+		return map[string]any{"outcome": "promptRequired"}, nil
+	}
+}
+
+func (a *agent) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, nil
+}
+
+func (a *agent) ListSessions(ctx context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
+}
+
+func (a *agent) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
+}
+
+func (a *agent) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	if p.ModeId != "default" && p.ModeId != "careful" {
+		return acp.SetSessionModeResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown mode " + string(p.ModeId)})
+	}
+	return acp.SetSessionModeResponse{}, nil
+}

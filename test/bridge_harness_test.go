@@ -1,0 +1,261 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+)
+
+var (
+	toolOnce sync.Once
+	toolBins = map[string]string{}
+	toolErr  error
+)
+
+// goTool builds a Go main package once per test run (the scripted ACP agent,
+// acp-go-sdk's example agent, the mock model server).
+func goTool(t testing.TB, pkg string) string {
+	t.Helper()
+	toolOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hive-tools-")
+		if err != nil {
+			toolErr = err
+			return
+		}
+		for name, p := range map[string]string{"acpagent": "./acpagent", "exampleagent": "github.com/coder/acp-go-sdk/example/agent"} {
+			out := filepath.Join(dir, name)
+			if b, err := exec.Command("go", "build", "-o", out, p).CombinedOutput(); err != nil {
+				toolErr = fmt.Errorf("go build %s: %v\n%s", p, err, b)
+				return
+			}
+			toolBins[name] = out
+		}
+	})
+	if toolErr != nil {
+		t.Fatal(toolErr)
+	}
+	return toolBins[pkg]
+}
+
+// bridgeEnv is a closed hub with alice (the agent's owner) and bob, a
+// private channel "room" holding both and the agent, and a bridge config.
+type bridgeEnv struct {
+	h          *closedHub
+	alice, bob key
+	agent      key
+	a, b       *raw
+	dir        string
+	configPath string
+	ck         [32]byte // alice <-> agent
+}
+
+func newBridgeEnv(t *testing.T) *bridgeEnv {
+	t.Helper()
+	h, tm := startTeam(t)
+	e := &bridgeEnv{h: h, alice: tm.alice, bob: tm.bob, agent: tm.agent, a: tm.a, b: tm.b, dir: t.TempDir()}
+	keys, _ := identity.KeysFromSecretHex(tm.agent.sk)
+	if err := identity.SaveKeyFile(filepath.Join(e.dir, "agent.key"), keys, identity.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(e.dir, "agent.tag"), []byte(identity.TagJSON(tm.tag)+"\n"), 0o600)
+	e.channel(t, "room", "private", tm.bob)
+	e.ck, _ = nip44.GenerateConversationKey(tm.agent.pk, tm.alice.sk)
+	return e
+}
+
+// channel creates a channel owned by alice with the agent and members in it.
+func (e *bridgeEnv) channel(t *testing.T, id, visibility string, members ...key) {
+	t.Helper()
+	createChannel(t, e.a, e.alice, id, visibility)
+	for _, m := range append(members, e.agent) {
+		e.a.must(e.alice.sign(t, 9000, "", nostr.Tag{"h", id}, nostr.Tag{"p", m.pk}))
+	}
+}
+
+// config writes the bridge config; agentLines are extra keys of [[agent]].
+func (e *bridgeEnv) config(t *testing.T, command []string, agentLines ...string) {
+	t.Helper()
+	cmd, _ := json.Marshal(command)
+	cfg := fmt.Sprintf("hub = %q\nstate_dir = \"state\"\n\n[[agent]]\nname = \"helper\"\nkey = \"agent.key\"\nattestation = \"agent.tag\"\ncommand = %s\ncwd = \".\"\n%s\n",
+		e.h.URL, cmd, strings.Join(agentLines, "\n"))
+	e.configPath = filepath.Join(e.dir, "bridge.toml")
+	if err := os.WriteFile(e.configPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scripted configures the scripted agent.
+func (e *bridgeEnv) scripted(t *testing.T, agentLines ...string) {
+	t.Helper()
+	lines := append([]string{fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_STEERING = \"1\" }", filepath.Join(e.dir, "sessions"))}, agentLines...)
+	e.config(t, []string{goTool(t, "acpagent")}, lines...)
+}
+
+// bridgeProc is a running `hive bridge`.
+type bridgeProc struct{ *logged }
+
+// start runs the bridge and waits until it follows the channel.
+func (e *bridgeEnv) start(t *testing.T) *bridgeProc {
+	t.Helper()
+	cmd := exec.Command(binary(t), "bridge", "--config", e.configPath, "-v")
+	cmd.Dir = e.dir
+	b := &bridgeProc{startLogged(t, cmd, "member of channel", 30*time.Second)}
+	t.Cleanup(func() { b.stop() })
+	time.Sleep(300 * time.Millisecond) // the mention subscription follows the roster's EOSE
+	return b
+}
+
+// stop sends SIGTERM and waits (the bridge stops its agents first).
+func (b *bridgeProc) stop() {
+	if b.cmd.ProcessState != nil {
+		return
+	}
+	b.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		b.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (b *bridgeProc) kill9() {
+	b.cmd.Process.Signal(os.Kill)
+	b.cmd.Wait()
+}
+
+// mention posts a kind 9 in channel from k that p-tags the agent.
+func (e *bridgeEnv) mention(t *testing.T, r *raw, k key, channel, text string, extra ...nostr.Tag) *nostr.Event {
+	t.Helper()
+	tags := append([]nostr.Tag{{"h", channel}, {"p", e.agent.pk}}, extra...)
+	return r.must(k.sign(t, 9, text, tags...))
+}
+
+// replies returns the agent's messages in channel.
+func (e *bridgeEnv) replies(t *testing.T, channel string) []*nostr.Event {
+	t.Helper()
+	evs, closed := e.a.req(fmt.Sprintf("r%d", time.Now().UnixNano()), nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {channel}}})
+	if closed != "" {
+		t.Fatalf("reading replies: %s", closed)
+	}
+	return evs
+}
+
+// waitReply waits until the agent has replied to mention id.
+func (e *bridgeEnv) waitReply(t *testing.T, channel, id string, within time.Duration, b *bridgeProc) *nostr.Event {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		for _, ev := range e.replies(t, channel) {
+			for _, tg := range ev.Tags {
+				if len(tg) >= 4 && tg[0] == "e" && tg[1] == id && tg[3] == "reply" {
+					return ev
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no reply to %s within %v; bridge log:\n%s", id, within, b.logs())
+	return nil
+}
+
+// repliesTo counts the agent's replies that name id as their reply target.
+func (e *bridgeEnv) repliesTo(t *testing.T, channel, id string) int {
+	n := 0
+	for _, ev := range e.replies(t, channel) {
+		for _, tg := range ev.Tags {
+			if len(tg) >= 4 && tg[0] == "e" && tg[1] == id && tg[3] == "reply" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// frames subscribes as alice to the agent's observer frames and decrypts them.
+type frameWatch struct {
+	t      *testing.T
+	r      *raw
+	ck     [32]byte
+	frames chan agentbridge.Frame
+}
+
+func (e *bridgeEnv) watchFrames(t *testing.T) *frameWatch {
+	t.Helper()
+	r := e.h.as(t, e.alice)
+	fw := &frameWatch{t: t, r: r, ck: e.ck, frames: make(chan agentbridge.Frame, 4096)}
+	r.send([]any{"REQ", "frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {e.alice.pk}}}})
+	go func() {
+		for {
+			_, b, err := r.ws.ReadMessage()
+			if err != nil {
+				close(fw.frames)
+				return
+			}
+			var arr []json.RawMessage
+			if json.Unmarshal(b, &arr) != nil || len(arr) < 3 || str(arr[0]) != "EVENT" {
+				continue
+			}
+			ev := &nostr.Event{}
+			json.Unmarshal(arr[2], ev)
+			var f agentbridge.Frame
+			if err := agentbridge.OpenFrame(ev, fw.ck, &f); err == nil {
+				fw.frames <- f
+			}
+		}
+	}()
+	return fw
+}
+
+// until returns frames until one satisfies pred (failing after d).
+func (fw *frameWatch) until(d time.Duration, pred func(agentbridge.Frame) bool) []agentbridge.Frame {
+	fw.t.Helper()
+	var got []agentbridge.Frame
+	timeout := time.After(d)
+	for {
+		select {
+		case f, ok := <-fw.frames:
+			if !ok {
+				fw.t.Fatal("frame watch closed")
+			}
+			got = append(got, f)
+			if pred(f) {
+				return got
+			}
+		case <-timeout:
+			fw.t.Fatalf("no matching frame within %v (%d frames seen)", d, len(got))
+		}
+	}
+}
+
+// method is the JSON-RPC method of a frame's message ("" for responses).
+func method(f agentbridge.Frame) string {
+	var m struct{ Method string }
+	json.Unmarshal(f.Msg, &m)
+	return m.Method
+}
+
+// control sends an owner control frame to the agent.
+func (e *bridgeEnv) control(t *testing.T, c agentbridge.Control) {
+	t.Helper()
+	ev, err := agentbridge.SealFrame(c, e.ck, e.agent.pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.PubKey = e.alice.pk
+	ev.Sign(e.alice.sk)
+	e.a.must(ev)
+}

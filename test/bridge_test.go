@@ -1,0 +1,185 @@
+package test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/agentbridge"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// A mention gets exactly one threaded reply from the agent's key; the owner
+// decrypts the turn's observer frames; another member gets nothing.
+func TestBridgeMentionReplyAndFrames(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	fw := e.watchFrames(t)
+
+	root := e.b.must(e.bob.sign(t, 9, "a thread", nostr.Tag{"h", "room"}))
+	m := e.mention(t, e.a, e.alice, "room", "hello agent [[think]] [[tool]]", nostr.Tag{"e", root.ID, "", "root"})
+	reply := e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	if !strings.Contains(reply.Content, "hello agent") || !strings.HasPrefix(reply.Content, "heard 1:") {
+		t.Fatalf("reply content %q", reply.Content)
+	}
+	want := map[string]bool{"h room": false, "e " + root.ID + " root": false, "e " + m.ID + " reply": false, "p " + e.alice.pk: false}
+	for _, tg := range reply.Tags {
+		k := strings.Join(tg, " ")
+		if len(tg) >= 4 && tg[0] == "e" {
+			k = tg[0] + " " + tg[1] + " " + tg[3]
+		}
+		if _, ok := want[k]; ok {
+			want[k] = true
+		}
+	}
+	for k, ok := range want {
+		if !ok {
+			t.Errorf("reply lacks tag %q: %v", k, reply.Tags)
+		}
+	}
+	// The owner's frames: the prompt out, the text in, seq without gaps.
+	frames := fw.until(10*time.Second, func(f agentbridge.Frame) bool {
+		return f.Dir == "in" && strings.Contains(string(f.Msg), `"stopReason"`)
+	})
+	var sawPrompt, sawThought, sawTool bool
+	for i, f := range frames {
+		if f.V != 1 || f.Channel != "room" || f.Turn != m.ID {
+			t.Fatalf("frame %d: %+v", i, f)
+		}
+		if i > 0 && f.Seq != frames[i-1].Seq+1 {
+			t.Fatalf("seq gap: %d after %d", f.Seq, frames[i-1].Seq)
+		}
+		sawPrompt = sawPrompt || (f.Dir == "out" && method(f) == "session/prompt")
+		sawThought = sawThought || strings.Contains(string(f.Msg), "agent_thought_chunk")
+		sawTool = sawTool || strings.Contains(string(f.Msg), `"tool_call"`)
+		if !json.Valid(f.Msg) {
+			t.Fatalf("frame msg is not JSON: %s", f.Msg)
+		}
+	}
+	if !sawPrompt || !sawThought || !sawTool {
+		t.Fatalf("frames: prompt %v thought %v tool %v (%d frames)", sawPrompt, sawThought, sawTool, len(frames))
+	}
+	// Bob, another member, reads no frames and is refused a targeted REQ.
+	if evs, closed := e.b.req("bobframes", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {e.bob.pk}}}); len(evs) != 0 || closed != "" {
+		t.Fatalf("bob's own frames: %d events, closed %q", len(evs), closed)
+	}
+	if _, closed := e.b.req("spy", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {e.alice.pk}}}); !strings.HasPrefix(closed, "restricted:") {
+		t.Fatalf("bob's REQ for alice's frames: closed %q, want restricted:", closed)
+	}
+	// Exactly one reply, also after a while.
+	time.Sleep(time.Second)
+	if n := e.repliesTo(t, "room", m.ID); n != 1 {
+		t.Fatalf("%d replies to the mention", n)
+	}
+	// Bob is not admitted by answer = "owner": no reply.
+	bm := e.mention(t, e.b, e.bob, "room", "bob asks")
+	time.Sleep(1500 * time.Millisecond)
+	if n := e.repliesTo(t, "room", bm.ID); n != 0 {
+		t.Fatalf("bob's mention got %d replies with answer = owner", n)
+	}
+}
+
+// permissionRequest waits for the agent's session/request_permission frame
+// and returns its session and JSON-RPC id.
+func permissionRequest(t *testing.T, fw *frameWatch) (string, json.RawMessage) {
+	t.Helper()
+	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return method(f) == "session/request_permission" })
+	f := frames[len(frames)-1]
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(f.Msg, &m)
+	return f.Session, m.ID
+}
+
+// With permissions = "ask": no answer in time rejects; the owner's control
+// frame approves; a control frame from someone else is ignored.
+func TestBridgePermissionTimeoutAndApproval(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t, `permissions = "ask"`, `permission_timeout = "2s"`)
+	b := e.start(t)
+	fw := e.watchFrames(t)
+
+	m1 := e.mention(t, e.a, e.alice, "room", "may I? [[permission]]")
+	permissionRequest(t, fw)
+	if r := e.waitReply(t, "room", m1.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: reject") {
+		t.Fatalf("timed-out permission: reply %q", r.Content)
+	}
+
+	m2 := e.mention(t, e.a, e.alice, "room", "again [[permission]]")
+	session, id := permissionRequest(t, fw)
+	// bob's control frame is refused by the hub (not his agent) and would be ignored anyway
+	forged, _ := agentbridge.SealFrame(agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: "allow"}, e.ck, e.agent.pk)
+	forged.Sign(e.bob.sk)
+	if ok, _ := e.b.publish(forged); ok {
+		t.Fatal("the hub accepted bob's control frame to alice's agent")
+	}
+	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: "allow"})
+	if r := e.waitReply(t, "room", m2.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
+		t.Fatalf("approved permission: reply %q", r.Content)
+	}
+}
+
+// A process that dies mid-turn: the turn is retried on a fresh process that
+// resumes the session; the mention is answered once.
+func TestBridgeCrashMidTurnRecovers(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "remember [[remember:kiwi]]")
+	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	m := e.mention(t, e.a, e.alice, "room", "[[crash-once]] [[recall]]")
+	r := e.waitReply(t, "room", m.ID, 30*time.Second, b)
+	if r.Content != "recall: kiwi" {
+		t.Fatalf("reply after crash %q; log:\n%s", r.Content, b.logs())
+	}
+	if !strings.Contains(b.logs(), "retrying on a fresh process") || !strings.Contains(b.logs(), "session resumed") {
+		t.Fatalf("no retry with session/load in the log:\n%s", b.logs())
+	}
+	time.Sleep(time.Second)
+	if n := e.repliesTo(t, "room", m.ID); n != 1 {
+		t.Fatalf("%d replies", n)
+	}
+}
+
+// A process that always crashes: the breaker gives up after three attempts
+// and one failure reply is posted.
+func TestBridgeCrashLoopFailureReply(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	m := e.mention(t, e.a, e.alice, "room", "[[crash]]")
+	r := e.waitReply(t, "room", m.ID, 40*time.Second, b)
+	if !strings.Contains(r.Content, "crashed 3 times") {
+		t.Fatalf("failure reply %q", r.Content)
+	}
+	time.Sleep(time.Second)
+	if n := e.repliesTo(t, "room", m.ID); n != 1 {
+		t.Fatalf("%d replies", n)
+	}
+}
+
+// kill -9 of the bridge: a mention posted while it is down is answered once
+// after the restart, and the session is resumed with its context.
+func TestBridgeKill9ResumesSession(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
+	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	b.kill9()
+	m1 := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
+	b2 := e.start(t)
+	r := e.waitReply(t, "room", m1.ID, 30*time.Second, b2)
+	if r.Content != "recall: pineapple" {
+		t.Fatalf("reply after restart %q; log:\n%s", r.Content, b2.logs())
+	}
+	time.Sleep(time.Second)
+	for _, id := range []string{m0.ID, m1.ID} {
+		if n := e.repliesTo(t, "room", id); n != 1 {
+			t.Fatalf("%d replies to %s", n, id)
+		}
+	}
+}
