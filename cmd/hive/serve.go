@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/pairing/endpoint"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/relay/hub"
 	"github.com/ainb/hive/relay/store"
@@ -127,7 +128,9 @@ func serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return exitWith(6, fmt.Errorf("listen on %s: %w (is another hub running? pick another --addr)", f.addr, err))
 	}
-	srv := &http.Server{Handler: rl, ReadHeaderTimeout: 10 * time.Second}
+	pairSrv := endpoint.New(endpoint.Limits{}, log.With("part", "pairing"))
+	defer pairSrv.Close()
+	srv := &http.Server{Handler: withPairing(rl, pairSrv), ReadHeaderTimeout: 10 * time.Second}
 	if f.pprof != "" {
 		go servePprof(f.pprof, log)
 	}
