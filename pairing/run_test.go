@@ -22,8 +22,8 @@ type ui struct {
 func newUI() *ui {
 	return &ui{uri: make(chan string, 1), sas: make(chan string, 1), answer: make(chan bool, 1)}
 }
-func (u *ui) ShowURI(s string)      { u.uri <- s }
-func (u *ui) ShowSAS(s string)      { u.sas <- s }
+func (u *ui) ShowURI(s string)     { u.uri <- s }
+func (u *ui) ShowSAS(s string)     { u.sas <- s }
 func (u *ui) Confirm() <-chan bool { return u.answer }
 
 func relayURL(t *testing.T) string {
@@ -71,7 +71,9 @@ func run(t *testing.T, opts pairing.Options) (src, tgt *ui, srcDone chan outcome
 	t.Cleanup(cancel)
 	go func() {
 		offer, err := pairing.RunSource(ctx, pairing.SourceConfig{Relay: connect(t, url), RelayURL: url, Options: opts,
-			Payload: func(o *pairing.Message) (string, string, error) { return pairing.PayloadCustom, `{"app":"hive","for":"` + o.DevicePubkey + `"}`, nil },
+			Payload: func(o *pairing.Message) (string, string, error) {
+				return pairing.PayloadCustom, `{"app":"hive","for":"` + o.DevicePubkey + `"}`, nil
+			},
 			CompleteWait: 3 * time.Second}, src)
 		srcDone <- outcome{offer, err}
 	}()
