@@ -1,0 +1,50 @@
+package pairing
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // decode JPEG photos of a code too
+	_ "image/png"
+	"io"
+
+	"github.com/makiuchi-d/gozxing"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
+	"github.com/skip2/go-qrcode"
+)
+
+// ErrNoQR means an image holds no readable QR code.
+var ErrNoQR = errors.New("no readable QR code in the image")
+
+// QRPNG renders uri as a PNG QR code of size×size pixels (medium error
+// correction: a pairing URI is about 250 characters).
+func QRPNG(uri string, size int) ([]byte, error) {
+	return qrcode.Encode(uri, qrcode.Medium, size)
+}
+
+// QRTerminal renders uri as a QR code made of Unicode half blocks, two
+// rows of modules per line, for a terminal.
+func QRTerminal(uri string) (string, error) {
+	q, err := qrcode.New(uri, qrcode.Low)
+	if err != nil {
+		return "", err
+	}
+	return q.ToSmallString(false), nil
+}
+
+// DecodeQR reads the text of the QR code in an image (PNG or JPEG).
+func DecodeQR(r io.Reader) (string, error) {
+	img, _, err := image.Decode(r)
+	if err != nil {
+		return "", fmt.Errorf("%w: not a PNG or JPEG image: %v", ErrNoQR, err)
+	}
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoQR, err)
+	}
+	res, err := zxqr.NewQRCodeReader().Decode(bmp, map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_TRY_HARDER: true})
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoQR, err)
+	}
+	return res.GetText(), nil
+}
