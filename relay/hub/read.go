@@ -29,24 +29,24 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 	return ch == "" || h.snapshotView().canRead(ch, reader)
 }
 
-// channelOf is the channel an event belongs to (store.ChannelOf: its h tag,
-// the d tag of a channel snapshot, or for reactions and deletions their
-// target's channel), the same rule the store records at write time.
+// channelOf is the channel an event belongs to, by the rule the store
+// records at write time (store.ChannelOf).
 func (h *Hub) channelOf(ev *nostr.Event) string {
-	return store.ChannelOf(ev, h.channelOfID)
+	return store.ChannelOf(ev, h.storedChannel)
 }
 
-// channelOfID is the channel recorded for a stored event (cached: an event's
-// channel never changes). Unknown ids are not cached: they may arrive later.
-func (h *Hub) channelOfID(id string) string {
+// storedChannel is the channel recorded for a stored event (cached: an
+// event's channel never changes). Unknown ids are not cached: they may arrive
+// later.
+func (h *Hub) storedChannel(id string) (string, bool) {
 	if ch, ok := h.targets.get(id); ok {
-		return ch
+		return ch, true
 	}
 	ch, stored := store.StoredChannel(h.Store.ReadDB(), id)
 	if stored {
 		h.targets.put(id, ch)
 	}
-	return ch
+	return ch, stored
 }
 
 // readScope narrows c's stored reads to what canRead allows: the channels

@@ -28,10 +28,13 @@ type Scope struct {
 
 // ChannelOf is the channel an event belongs to: its first h tag; for the
 // channel snapshots 39000-39002 their d tag; for reactions and deletions
-// without h, the channel of the first e target that has one (target looks a
-// stored event's channel up). "" when it belongs to none. The store records
-// it at write time, and the hub's per-event read check uses the same rule.
-func ChannelOf(ev *nostr.Event, target func(id string) string) string {
+// without h, the channel recorded for the event itself if it is stored
+// already, else that of the first e target that has one (so a deletion keeps
+// its target's channel after the target is gone). "" when it belongs to none.
+// lookup returns the channel recorded for a stored event and whether it is
+// stored. The store records the result at write time; the hub's per-event
+// read check uses the same function.
+func ChannelOf(ev *nostr.Event, lookup func(id string) (string, bool)) string {
 	if t := ev.Tags.Find("h"); t != nil {
 		return t[1]
 	}
@@ -41,9 +44,12 @@ func ChannelOf(ev *nostr.Event, target func(id string) string) string {
 			return t[1]
 		}
 	case kinds.Reaction, kinds.Deletion:
+		if ch, stored := lookup(ev.ID); stored {
+			return ch
+		}
 		for _, t := range ev.Tags {
 			if len(t) >= 2 && t[0] == "e" {
-				if ch := target(t[1]); ch != "" {
+				if ch, _ := lookup(t[1]); ch != "" {
 					return ch
 				}
 			}
@@ -137,7 +143,7 @@ func migrateChannel(db *sql.DB) error {
 		if ev.UnmarshalJSON([]byte(raw)) != nil {
 			continue
 		}
-		if ch := ChannelOf(ev, func(id string) string { return chans[id] }); ch != "" {
+		if ch := ChannelOf(ev, func(id string) (string, bool) { ch, ok := chans[id]; return ch, ok }); ch != "" {
 			chans[ev.ID] = ch
 			ups = append(ups, upd{seq, ch})
 		}

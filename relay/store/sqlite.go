@@ -674,7 +674,7 @@ func (s *SQLite) write(tx *Tx, ev *nostr.Event, p plan) error {
 		return fmt.Errorf("encoding event: %w", err)
 	}
 	var channel *string
-	if ch := ChannelOf(ev, func(id string) string { ch, _ := StoredChannel(tx, id); return ch }); ch != "" {
+	if ch := ChannelOf(ev, func(id string) (string, bool) { return StoredChannel(tx, id) }); ch != "" {
 		channel = &ch
 	}
 	res, err := tx.Exec(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
