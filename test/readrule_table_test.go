@@ -135,3 +135,48 @@ func TestReadRuleLive(t *testing.T) {
 		}
 	}
 }
+
+// go-nostr's client, authenticated with NIP-42, gets complete answers to the
+// kind-less and tag-only filters a generic client sends.
+func TestReadRuleGoNostrClient(t *testing.T) {
+	w := newReadWorld(t)
+	for _, reader := range []string{"member", "non-member"} {
+		k := w.keys[reader]
+		client := connect(t, w.h.URL)
+		ctx := ctxT(t)
+		time.Sleep(50 * time.Millisecond) // the challenge arrives first
+		if err := client.Auth(ctx, func(ev *nostr.Event) error { return ev.Sign(k.sk) }); err != nil {
+			t.Fatalf("go-nostr AUTH: %v", err)
+		}
+		for _, f := range []nostr.Filter{
+			{},
+			{Limit: 7},
+			{Tags: nostr.TagMap{"e": {w.vaultMsg.ID, w.lobbyMsg.ID}}},
+			{Tags: nostr.TagMap{"p": {w.eve.pk}}, Limit: 5},
+			{Tags: nostr.TagMap{"t": {"plan"}}},
+			{Authors: []string{w.alice.pk}, Limit: 10},
+		} {
+			got, err := client.QuerySync(ctx, f)
+			if err != nil {
+				t.Fatalf("%s %v: %v", reader, f, err)
+			}
+			want := w.answer(f, k.pk)
+			if len(want) == 0 {
+				t.Fatalf("%s %v: nothing readable, the case proves nothing", reader, f)
+			}
+			// the same events (go-nostr's client does not keep the hub's order)
+			g, e := eventIDs(got), eventIDs(want)
+			slices.Sort(g)
+			slices.Sort(e)
+			if !slices.Equal(g, e) {
+				t.Errorf("%s %v: got %v\n want %v", reader, f, w.describe(got), w.describe(want))
+			}
+			if f.Limit == 0 {
+				n, _, err := client.Count(ctx, nostr.Filters{f}, nil)
+				if err != nil || n != int64(len(want)) {
+					t.Errorf("%s COUNT %v = %d, %v; want %d", reader, f, n, err, len(want))
+				}
+			}
+		}
+	}
+}

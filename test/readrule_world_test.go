@@ -260,7 +260,7 @@ func (w *readWorld) check(t testing.TB, name string, reader string, f nostr.Filt
 	}
 	if f.Limit == 0 {
 		unlimited := f
-		unlimited.Limit = w.maxLimit
+		unlimited.Limit, unlimited.LimitZero = w.maxLimit, false
 		if exp := int64(len(w.answer(unlimited, pk))); n != exp {
 			t.Errorf("%s, %s: COUNT %d, want %d", name, reader, n, exp)
 		}
