@@ -303,3 +303,48 @@ func TestHardeningProfileDeletionByAddress(t *testing.T) {
 	h.restart(t)
 	h.verifyReplay(t)
 }
+
+// Issue 9 item 4: a reply may name a parent that is still in the same commit
+// batch, even queued after it; a parent the batch refuses still refuses the
+// reply. A long commit window puts everything sent at once in one batch.
+func TestReplyToParentInSameBatch(t *testing.T) {
+	admin := newKey(t)
+	data := filepath.Join(t.TempDir(), "hub")
+	h := &procHub{startProc(t, data, freeAddr(t), "--admin", admin.pk, "--commit-window", "300ms"), data, admin}
+	w := startWriteTeam(t, h)
+	root := w.alice.sign(t, 9, "root", nostr.Tag{"h", "pub"})
+	r1 := w.alice.sign(t, 9, "reply", nostr.Tag{"h", "pub"}, nostr.Tag{"e", root.ID, "", "root"})
+	r2 := w.alice.sign(t, 9, "reply to reply", nostr.Tag{"h", "pub"}, nostr.Tag{"e", root.ID, "", "root"}, nostr.Tag{"e", r1.ID, "", "reply"})
+	like := w.bob.sign(t, 7, "+", nostr.Tag{"e", r2.ID})
+	// bob cannot write in priv, so his parent is refused and so is the reply.
+	badRoot := w.bob.sign(t, 9, "no", nostr.Tag{"h", "priv"})
+	badReply := w.alice.sign(t, 9, "orphan", nostr.Tag{"h", "priv"}, nostr.Tag{"e", badRoot.ID, "", "root"})
+	// Children first, parents last, all pipelined without waiting for OKs.
+	w.b.send([]any{"EVENT", like})
+	for _, ev := range []*nostr.Event{r2, r1, badReply, root} {
+		w.a.send([]any{"EVENT", ev})
+	}
+	w.b.send([]any{"EVENT", badRoot})
+	oks := map[string]string{}
+	for len(oks) < 4 {
+		m := w.a.expect("OK")
+		oks[str(m[1])] = string(m[2]) + " " + str(m[3])
+	}
+	for len(oks) < 6 {
+		m := w.b.expect("OK")
+		oks[str(m[1])] = string(m[2]) + " " + str(m[3])
+	}
+	for name, ev := range map[string]*nostr.Event{"root": root, "reply": r1, "reply to reply": r2, "reaction": like} {
+		if oks[ev.ID] != "true " {
+			t.Errorf("%s: %q, want accepted", name, oks[ev.ID])
+		}
+	}
+	if !strings.HasPrefix(oks[badRoot.ID], "false restricted:") || !strings.HasPrefix(oks[badReply.ID], "false invalid:") {
+		t.Errorf("refused parent %q, its reply %q", oks[badRoot.ID], oks[badReply.ID])
+	}
+	evs, _ := w.a.req("thread", nostr.Filter{Kinds: []int{7, 9}, Tags: nostr.TagMap{"h": {"pub"}}}, nostr.Filter{Kinds: []int{7}, Tags: nostr.TagMap{"e": {r2.ID}}})
+	if len(evs) != 4 {
+		t.Errorf("stored thread has %d events, want 4", len(evs))
+	}
+	h.verifyReplay(t)
+}

@@ -44,12 +44,13 @@ type Hub struct {
 
 	targets *channelCache
 	proj    *projector
+	kicks   *kicker
 	gated   map[kinds.Gate][]int // kind numbers by read gate, from the kinds table
 }
 
 // Open opens the log, rebuilds the projections from it, and builds the relay.
 func Open(cfg Config) (*Hub, error) {
-	if !isHex64(cfg.Admin) {
+	if !nostr.IsValid32ByteHex(cfg.Admin) {
 		return nil, fmt.Errorf("hub admin must be a 64-character hex pubkey")
 	}
 	if cfg.Log == nil {
@@ -59,7 +60,7 @@ func Open(cfg Config) (*Hub, error) {
 		cfg.Now = time.Now
 	}
 	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
-	h.proj = &projector{hub: h}
+	h.proj = newProjector(h)
 	h.gated = map[kinds.Gate][]int{}
 	for _, k := range kinds.All() {
 		h.gated[k.Gate] = append(h.gated[k.Gate], k.Num)
@@ -92,7 +93,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
 	h.Relay.Hooks.ReadScope = h.readScope
-	h.Relay.Hooks.Committed = append(h.Relay.Hooks.Committed, h.committed)
+	h.kicks = startKicker(h.Relay, h.log)
 	return h, nil
 }
 
@@ -100,6 +101,7 @@ func Open(cfg Config) (*Hub, error) {
 func (h *Hub) Close() {
 	h.Relay.Close()
 	h.Store.Close()
+	h.kicks.stop()
 }
 
 // Admin is the configured admin's pubkey.
@@ -120,34 +122,6 @@ func (h *Hub) snapshotView() *view {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.view
-}
-
-// committed refreshes the read view after a state change and closes the
-// connections a removal or revocation cut off.
-func (h *Hub) committed(ev *nostr.Event, derived []*nostr.Event) {
-	if !kinds.Classify(ev.Kind).IsState() || ev.Kind == kinds.Reaction {
-		return
-	}
-	if err := h.reload(); err != nil {
-		h.log.Error("reloading hub state", "err", err)
-	}
-	switch ev.Kind {
-	case kinds.HubMemberRemove:
-		gone := tagValue(ev, "p")
-		n := h.Relay.Kick("restricted: removed from the hub", func(c *relay.Conn) bool {
-			return c.PubKey() == gone || c.Owner() == gone
-		})
-		h.log.Info("hub member removed", "pubkey", gone, "connections_closed", n)
-	case kinds.AgentRevocation:
-		owner, agent, _, err := identity.ParseRevocation(ev)
-		if err != nil {
-			return
-		}
-		n := h.Relay.Kick("restricted: attestation revoked by its owner", func(c *relay.Conn) bool {
-			return c.PubKey() == agent && c.Owner() == owner
-		})
-		h.log.Info("agent revoked", "agent", agent, "owner", owner, "connections_closed", n)
-	}
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

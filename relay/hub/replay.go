@@ -29,10 +29,8 @@ func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
 		if err != nil {
 			return err
 		}
-		t := &tx{sqlTx, h.admin, newWriteCache()}
-		if h.proj != nil {
-			h.proj.RolledBack() // the tables it cached from are being rebuilt
-		}
+		h.proj.RolledBack() // the tables it cached from are being rebuilt
+		t := h.proj.tx(sqlTx, nil)
 		for _, ev := range evs {
 			replayed++
 			if _, err := sqlTx.Exec("SAVEPOINT r"); err != nil {
@@ -96,7 +94,8 @@ func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed
 	}
 	defer os.RemoveAll(dir)
 	h := &Hub{admin: admin, log: discardLogger(), targets: newChannelCache(16)}
-	st, err := store.Open(filepath.Join(dir, "scratch.db"), store.Options{Projector: &projector{hub: h}})
+	h.proj = newProjector(h)
+	st, err := store.Open(filepath.Join(dir, "scratch.db"), store.Options{Projector: h.proj})
 	if err != nil {
 		return nil, 0, err
 	}

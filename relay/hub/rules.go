@@ -1,11 +1,10 @@
 package hub
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ainb/hive/kinds"
-	"github.com/ainb/hive/relay/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -15,8 +14,8 @@ import (
 type state interface {
 	// channel returns a copy of the channel's row, or nil if there is none.
 	channel(id string) (*channel, error)
-	// role is pk's role in the channel, "" if pk is not a member.
-	role(channel, pk string) (string, error)
+	// role is pk's role in the channel, noRole if pk is not a member.
+	role(channel, pk string) (role, error)
 	// ownerOf is the NIP-OA owner recorded for an agent key, or "".
 	ownerOf(agent string) (string, error)
 }
@@ -33,11 +32,11 @@ func checkEvent(s state, ev *nostr.Event, from sender) error {
 		return reject("restricted: kind %d is signed by the hub only", ev.Kind)
 	}
 	for _, req := range k.RequiredTags {
-		if !hasTagValue(ev, strings.Split(req, "|")...) {
+		if !slices.ContainsFunc(strings.Split(req, "|"), func(n string) bool { return tagValue(ev, n) != "" }) {
 			return reject("invalid: kind %d needs a %q tag with a value", ev.Kind, req)
 		}
 	}
-	if k.IsState() && hasTag(ev, "expiration") {
+	if k.IsState() && ev.Tags.Find("expiration") != nil {
 		return reject("invalid: kind %d changes hub state and cannot carry a NIP-40 expiration", ev.Kind)
 	}
 	if err := checkChannelTag(s, ev); err != nil {
@@ -97,7 +96,7 @@ func mayWrite(s state, c *channel, pk string) error {
 	if err != nil {
 		return err
 	}
-	if role == "" {
+	if role == noRole {
 		return reject("restricted: not a member of channel %s", c.id)
 	}
 	return nil
@@ -128,33 +127,4 @@ func checkRecipient(s state, ev *nostr.Event, from sender) error {
 		return reject("restricted: observer frames go only between an agent and its owner")
 	}
 	return nil
-}
-
-// hasTag reports whether ev has a tag named name, with or without a value.
-func hasTag(ev *nostr.Event, name string) bool {
-	for _, tg := range ev.Tags {
-		if len(tg) >= 1 && tg[0] == name {
-			return true
-		}
-	}
-	return false
-}
-
-// hasTagValue reports whether ev has a tag with one of the names and a
-// non-empty value.
-func hasTagValue(ev *nostr.Event, names ...string) bool {
-	for _, tg := range ev.Tags {
-		if len(tg) >= 2 && tg[1] != "" {
-			for _, n := range names {
-				if tg[0] == n {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-func reject(format string, args ...any) error {
-	return &store.Rejection{Msg: fmt.Sprintf(format, args...)}
 }

@@ -3,37 +3,28 @@ package hub
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 )
-
-// Roles in a channel, by rank.
-var roleRank = map[string]int{"guest": 1, "bot": 2, "member": 2, "admin": 3, "owner": 4}
-
-// channel is a row of the channels table.
-type channel struct {
-	id, name, about, visibility, typ, creator string
-	deleted                                   bool // archived
-}
-
-// open channels are readable and writable by every hub participant.
-func (c *channel) open() bool { return c.visibility == "open" && c.typ == "stream" }
 
 type channelView struct {
 	channel
-	members map[string]string // pubkey → role
+	members map[string]role // pubkey → role
 }
 
 // view is an in-memory copy of the projections, for read checks on the hot
-// path (every live event to every subscriber). Writes are checked against the
-// tables inside the write transaction instead.
+// path (every live event to every subscriber) and the rules of ephemeral
+// events. A view is never changed once published: each commit builds the
+// next one with a viewEdit, copying only what it changes, so a reader holding
+// a view sees one consistent state.
 type view struct {
-	members     map[string]string // hub member → role
+	members     map[string]role // hub member → role
 	channels    map[string]*channelView
 	agents      map[string]string // agent → owner, from profiles
 	revocations map[[2]string]int64
 }
 
 func loadView(db *sql.DB, admin string) (*view, error) {
-	v := &view{members: map[string]string{admin: "admin"}, channels: map[string]*channelView{}, agents: map[string]string{}, revocations: map[[2]string]int64{}}
+	v := &view{members: map[string]role{admin: roleAdmin}, channels: map[string]*channelView{}, agents: map[string]string{}, revocations: map[[2]string]int64{}}
 	scan := func(q string, fn func(*sql.Rows) error) error {
 		rows, err := db.Query(q)
 		if err != nil {
@@ -48,16 +39,17 @@ func loadView(db *sql.DB, admin string) (*view, error) {
 		return rows.Err()
 	}
 	err := scan(`SELECT pubkey, role FROM hub_members`, func(r *sql.Rows) error {
-		var pk, role string
-		err := r.Scan(&pk, &role)
+		var pk string
+		var rl role
+		err := r.Scan(&pk, &rl)
 		if pk != admin {
-			v.members[pk] = role
+			v.members[pk] = rl
 		}
 		return err
 	})
 	if err == nil {
 		err = scan(`SELECT id, name, about, visibility, type, creator, deleted FROM channels`, func(r *sql.Rows) error {
-			c := &channelView{members: map[string]string{}}
+			c := &channelView{members: map[string]role{}}
 			err := r.Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
 			v.channels[c.id] = c
 			return err
@@ -65,10 +57,11 @@ func loadView(db *sql.DB, admin string) (*view, error) {
 	}
 	if err == nil {
 		err = scan(`SELECT channel, pubkey, role FROM channel_members`, func(r *sql.Rows) error {
-			var ch, pk, role string
-			err := r.Scan(&ch, &pk, &role)
+			var ch, pk string
+			var rl role
+			err := r.Scan(&ch, &pk, &rl)
 			if c := v.channels[ch]; c != nil {
-				c.members[pk] = role
+				c.members[pk] = rl
 			}
 			return err
 		})
@@ -117,11 +110,80 @@ func (v *view) channel(id string) (*channel, error) {
 	return &cp, nil
 }
 
-func (v *view) role(channel, pk string) (string, error) {
+func (v *view) role(channel, pk string) (role, error) {
 	if c := v.channels[channel]; c != nil {
 		return c.members[pk], nil
 	}
-	return "", nil
+	return noRole, nil
 }
 
 func (v *view) ownerOf(agent string) (string, error) { return v.agents[agent], nil }
+
+// delta is one change to the view, noted by a rule as it writes the matching
+// row and applied once the transaction commits.
+type delta func(e *viewEdit)
+
+// viewEdit builds the next view from a published one, copying each map the
+// first time it changes it.
+type viewEdit struct {
+	next                         *view
+	members, chans, agents, revs bool            // top-level maps already copied
+	copied                       map[string]bool // channels already copied
+}
+
+func newViewEdit(v *view) *viewEdit {
+	next := *v
+	return &viewEdit{next: &next, copied: map[string]bool{}}
+}
+
+// channel returns the next view's copy of a channel, creating it if needed.
+func (e *viewEdit) channel(id string) *channelView {
+	if !e.chans {
+		e.next.channels, e.chans = maps.Clone(e.next.channels), true
+	}
+	if !e.copied[id] {
+		cv := &channelView{members: map[string]role{}}
+		if old := e.next.channels[id]; old != nil {
+			cv.channel, cv.members = old.channel, maps.Clone(old.members)
+		}
+		e.next.channels[id], e.copied[id] = cv, true
+	}
+	return e.next.channels[id]
+}
+
+func (e *viewEdit) setRole(channel, pk string, r role) {
+	if r == noRole {
+		delete(e.channel(channel).members, pk)
+		return
+	}
+	e.channel(channel).members[pk] = r
+}
+
+func (e *viewEdit) setHubMember(pk string, r role) {
+	if !e.members {
+		e.next.members, e.members = maps.Clone(e.next.members), true
+	}
+	if r == noRole {
+		delete(e.next.members, pk)
+		return
+	}
+	e.next.members[pk] = r
+}
+
+func (e *viewEdit) setAgent(agent, owner string) {
+	if !e.agents {
+		e.next.agents, e.agents = maps.Clone(e.next.agents), true
+	}
+	if owner == "" {
+		delete(e.next.agents, agent)
+		return
+	}
+	e.next.agents[agent] = owner
+}
+
+func (e *viewEdit) setRevocation(owner, agent string, at int64) {
+	if !e.revs {
+		e.next.revocations, e.revs = maps.Clone(e.next.revocations), true
+	}
+	e.next.revocations[[2]string{owner, agent}] = at
+}

@@ -13,7 +13,13 @@ var (
 )
 
 // Rejection is an error whose message starts with a NIP-01 machine-readable prefix.
-type Rejection struct{ Msg string }
+type Rejection struct {
+	Msg string
+	// Needs names an event whose absence caused the refusal. If that event is
+	// queued later in the same commit batch, the store applies it first and
+	// tries the refused one again (a reply sent just before its parent).
+	Needs string
+}
 
 func (r *Rejection) Error() string { return r.Msg }
 

@@ -532,9 +532,23 @@ func (s *SQLite) commitBatch(batch []*write) bool {
 		return true
 	}
 	tx := &Tx{sqlTx, s}
-	for _, w := range batch {
+	moves := 0
+	for i := 0; i < len(batch); i++ {
+		w := batch[i]
 		w.err = s.apply(tx, w)
-		if w.err == nil || isRefusal(w.err) {
+		if w.err == nil {
+			continue
+		}
+		if isRefusal(w.err) {
+			// Refused for want of an event queued later in this batch: try it
+			// again right after that one (nothing was written, see commit).
+			if j := needed(batch[i+1:], w.err); j >= 0 && moves < len(batch)*len(batch) {
+				moves++
+				copy(batch[i:], batch[i+1:i+2+j])
+				batch[i+1+j] = w
+				w.err = nil
+				i--
+			}
 			continue
 		}
 		tx.Rollback()
@@ -550,8 +564,40 @@ func (s *SQLite) commitBatch(batch []*write) bool {
 			w.err, w.derived = fmt.Errorf("error: commit failed: %w", err), nil
 		}
 		s.rolledBack()
+		return true
 	}
+	s.committed(batch)
 	return true
+}
+
+// committed tells the projector, if it wants to know, which events a commit
+// stored, before any caller hears of them.
+func (s *SQLite) committed(batch []*write) {
+	cm, ok := s.opts.Projector.(interface{ Committed([]*nostr.Event) })
+	if !ok {
+		return
+	}
+	var evs []*nostr.Event
+	for _, w := range batch {
+		if w.op == opSave && w.err == nil {
+			evs = append(evs, w.ev)
+		}
+	}
+	cm.Committed(evs)
+}
+
+// needed returns the position in later of the event a refusal needed, or -1.
+func needed(later []*write, err error) int {
+	var r *Rejection
+	if !errors.As(err, &r) || r.Needs == "" {
+		return -1
+	}
+	for j, w := range later {
+		if w.op == opSave && w.ev.ID == r.Needs {
+			return j
+		}
+	}
+	return -1
 }
 
 // isRefusal tells a decided refusal (nothing written) from a failure.

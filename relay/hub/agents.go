@@ -1,0 +1,79 @@
+package hub
+
+import (
+	"errors"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Agents: an agent's kind 0 profile carrying its owner's NIP-OA auth tag
+// records the owner; an owner's 30450 revocation ends the attestation.
+func agentRules(rs ruleSet) {
+	rs.add((*tx).profile, kinds.Profile)
+	rs.add((*tx).revocation, kinds.AgentRevocation)
+}
+
+// profile records an agent's owner from the NIP-OA tag on its kind 0; a
+// profile without one drops the link.
+func (t *tx) profile(ev *nostr.Event) (*change, error) {
+	tag, err := identity.FindAuthTag(ev)
+	if errors.Is(err, identity.ErrNoAuthTag) {
+		return nil, t.setAgent(ev.PubKey, "", "")
+	}
+	if err != nil {
+		return nil, reject("invalid: %v", err)
+	}
+	a, err := identity.VerifyAuthTag(tag, ev.PubKey)
+	if err != nil {
+		return nil, reject("invalid: profile auth tag: %v", err)
+	}
+	return nil, t.setAgent(ev.PubKey, a.Owner, a.RawConditions)
+}
+
+// setAgent records (owner != "") or drops the owner of an agent key.
+func (t *tx) setAgent(agent, owner, conditions string) error {
+	var err error
+	if owner == "" {
+		_, err = t.Exec(`DELETE FROM agents WHERE agent = ?`, agent)
+	} else {
+		_, err = t.Exec(`INSERT INTO agents (agent, owner, conditions) VALUES (?, ?, ?)
+			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, conditions)
+	}
+	if err == nil {
+		t.note(func(e *viewEdit) { e.setAgent(agent, owner) })
+	}
+	return err
+}
+
+// profileAtOrBefore reports whether pk's stored profile is not newer than at,
+// so that a deletion by address created at at removes it.
+func (t *tx) profileAtOrBefore(pk string, at int64) (bool, error) {
+	var gone bool
+	err := t.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE pubkey = ? AND kind = ? AND created_at <= ?)`,
+		pk, kinds.Profile, at).Scan(&gone)
+	return gone, err
+}
+
+func (t *tx) revocation(ev *nostr.Event) (*change, error) {
+	owner, agent, at, err := identity.ParseRevocation(ev)
+	if err != nil {
+		return nil, reject("invalid: %v", err)
+	}
+	if _, err := t.Exec(`INSERT INTO revocations (owner, agent, revoked_at) VALUES (?, ?, ?)
+		ON CONFLICT (owner, agent) DO UPDATE SET revoked_at = excluded.revoked_at`, owner, agent, at); err != nil {
+		return nil, err
+	}
+	t.note(func(e *viewEdit) { e.setRevocation(owner, agent, at) })
+	return nil, nil
+}
+
+// authorOrOwner reports whether actor wrote target or owns the agent that did.
+func (t *tx) authorOrOwner(target *nostr.Event, actor string) (bool, error) {
+	if target.PubKey == actor {
+		return true, nil
+	}
+	owner, err := t.ownerOf(target.PubKey)
+	return owner != "" && owner == actor, err
+}

@@ -1,0 +1,213 @@
+package hub
+
+import (
+	"database/sql"
+	"errors"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Membership: of the hub (NIP-43 kinds 8000/8001, signed by a hub admin) and
+// of channels (NIP-29 style 9000 add or set role, 9001 remove, 9021 join,
+// 9022 leave).
+func membershipRules(rs ruleSet) {
+	rs.add((*tx).hubMembership, kinds.HubMemberAdd, kinds.HubMemberRemove)
+	rs.add((*tx).addMember, kinds.AddUser)
+	rs.add((*tx).removeUser, kinds.RemoveUser)
+	rs.add((*tx).join, kinds.JoinRequest)
+	rs.add((*tx).leave, kinds.LeaveRequest)
+}
+
+// hubRole is pk's role in the hub: the configured admin, a member or none.
+func (t *tx) hubRole(pk string) (role, error) {
+	if pk == t.admin {
+		return roleAdmin, nil
+	}
+	var r role
+	err := t.QueryRow(`SELECT role FROM hub_members WHERE pubkey = ?`, pk).Scan(&r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return noRole, nil
+	}
+	return r, err
+}
+
+func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
+	actor, err := t.hubRole(ev.PubKey)
+	if err != nil {
+		return nil, err
+	}
+	if actor != roleAdmin {
+		return nil, reject("restricted: only a hub admin may add or remove hub members")
+	}
+	target := ev.Tags.Find("p")[1] // required by the kinds table
+	if !nostr.IsValid32ByteHex(target) {
+		return nil, reject("invalid: the p tag must be a 64-character hex pubkey")
+	}
+	if ev.Kind == kinds.HubMemberRemove {
+		if target == t.admin {
+			return nil, reject("invalid: the hub's configured admin cannot be removed")
+		}
+		if r, err := t.hubRole(target); err != nil {
+			return nil, err
+		} else if r == noRole {
+			return nil, reject("invalid: %s is not a hub member", target)
+		}
+		if _, err := t.Exec(`DELETE FROM hub_members WHERE pubkey = ?`, target); err != nil {
+			return nil, err
+		}
+		t.note(func(e *viewEdit) { e.setHubMember(target, noRole) })
+		return nil, nil
+	}
+	newRole := roleMember
+	if tg := ev.Tags.Find("role"); tg != nil {
+		if tg[1] != string(roleMember) && tg[1] != string(roleAdmin) {
+			return nil, reject("invalid: hub role must be member or admin")
+		}
+		newRole = role(tg[1])
+	}
+	if _, err = t.Exec(`INSERT INTO hub_members (pubkey, role, added_by) VALUES (?, ?, ?)
+		ON CONFLICT (pubkey) DO UPDATE SET role = excluded.role, added_by = excluded.added_by`, target, newRole, ev.PubKey); err != nil {
+		return nil, err
+	}
+	if target != t.admin {
+		t.note(func(e *viewEdit) { e.setHubMember(target, newRole) })
+	}
+	return nil, nil
+}
+
+// member loads the channel named by ev's h and the author's role in it, and
+// refuses archived channels.
+func (t *tx) member(ev *nostr.Event) (*channel, role, error) {
+	c, err := t.existingChannel(ev)
+	if err != nil {
+		return nil, noRole, err
+	}
+	if c.deleted {
+		return nil, noRole, reject("restricted: channel %s is archived", c.id)
+	}
+	actor, err := t.role(c.id, ev.PubKey)
+	return c, actor, err
+}
+
+func (t *tx) addMember(ev *nostr.Event) (*change, error) {
+	c, actor, err := t.member(ev)
+	if err != nil {
+		return nil, err
+	}
+	if c.typ == typeDM {
+		return nil, reject("restricted: a DM's participants are fixed; open a new DM")
+	}
+	if !actor.atLeast(roleAdmin) {
+		return nil, reject("restricted: only a channel owner or admin may add members to %s", c.id)
+	}
+	pt := ev.Tags.Find("p")
+	if !nostr.IsValid32ByteHex(pt[1]) {
+		return nil, reject("invalid: the p tag must be a 64-character hex pubkey")
+	}
+	name := string(roleMember)
+	if len(pt) >= 3 && pt[2] != "" {
+		name = pt[2]
+	} else if tg := ev.Tags.Find("role"); tg != nil {
+		name = tg[1]
+	}
+	newRole, ok := parseRole(name)
+	if !ok {
+		return nil, reject("invalid: role must be owner, admin, member, guest or bot")
+	}
+	if newRole.atLeast(roleAdmin) && actor != roleOwner {
+		return nil, reject("restricted: only a channel owner may grant the %s role", newRole)
+	}
+	old, err := t.role(c.id, pt[1])
+	if err != nil {
+		return nil, err
+	}
+	if old == roleOwner && newRole != roleOwner {
+		if err := t.mayDropOwner(c, actor, pt[1]); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.setRole(c.id, pt[1], newRole); err != nil {
+		return nil, err
+	}
+	ch := &change{channel: c.id, roster: true, target: pt[1]}
+	if old == noRole {
+		ch.system = "member_added"
+	}
+	return ch, nil
+}
+
+func (t *tx) removeUser(ev *nostr.Event) (*change, error) {
+	c, actor, err := t.member(ev)
+	if err != nil {
+		return nil, err
+	}
+	target := ev.Tags.Find("p")[1]
+	if target != ev.PubKey && !actor.atLeast(roleAdmin) {
+		return nil, reject("restricted: only a channel owner or admin may remove members from %s", c.id)
+	}
+	return t.removeMember(c, target, actor, "member_removed")
+}
+
+func (t *tx) join(ev *nostr.Event) (*change, error) {
+	c, actor, err := t.member(ev)
+	if err != nil {
+		return nil, err
+	}
+	if !c.open() {
+		return nil, reject("restricted: channel %s is private; ask one of its admins to add you", c.id)
+	}
+	if actor != noRole {
+		return nil, reject("duplicate: already a member of %s", c.id)
+	}
+	if err := t.setRole(c.id, ev.PubKey, roleMember); err != nil {
+		return nil, err
+	}
+	return &change{channel: c.id, roster: true, system: "member_joined", target: ev.PubKey}, nil
+}
+
+func (t *tx) leave(ev *nostr.Event) (*change, error) {
+	c, actor, err := t.member(ev)
+	if err != nil {
+		return nil, err
+	}
+	if actor == noRole {
+		return nil, reject("invalid: not a member of %s", c.id)
+	}
+	return t.removeMember(c, ev.PubKey, actor, "member_left")
+}
+
+func (t *tx) removeMember(c *channel, target string, actor role, system string) (*change, error) {
+	r, err := t.role(c.id, target)
+	if err != nil {
+		return nil, err
+	}
+	if r == noRole {
+		return nil, reject("invalid: %s is not a member of %s", target, c.id)
+	}
+	if r == roleOwner {
+		if err := t.mayDropOwner(c, actor, target); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.setRole(c.id, target, noRole); err != nil {
+		return nil, err
+	}
+	return &change{channel: c.id, roster: true, system: system, target: target}, nil
+}
+
+// mayDropOwner: only an owner may remove or demote an owner (themself
+// included), and a channel always keeps at least one owner.
+func (t *tx) mayDropOwner(c *channel, actor role, target string) error {
+	if actor != roleOwner {
+		return reject("restricted: only an owner may remove or demote an owner")
+	}
+	n, err := t.owners(c.id)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return reject("invalid: %s is the last owner of %s; make someone else owner first", target, c.id)
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package hub
+
+import (
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Overlays modify an existing row: 7 reaction, 40003 edit, 9005 delete in
+// channel, 5 deletion (NIP-09).
+func overlayRules(rs ruleSet) {
+	rs.add((*tx).reaction, kinds.Reaction)
+	rs.add((*tx).edit, kinds.Edit)
+	rs.add((*tx).deleteInChannel, kinds.DeleteInChannel)
+	rs.add((*tx).deletion, kinds.Deletion)
+}
+
+// target loads an overlay's target (its last e tag) and checks it shares the
+// overlay's channel, if the overlay names one. It returns the target's channel.
+func (t *tx) target(ev *nostr.Event) (*nostr.Event, string, error) {
+	id := ev.Tags.FindLast("e")[1] // required by the kinds table
+	target, err := t.event(id)
+	if err != nil {
+		return nil, "", err
+	}
+	if target == nil {
+		return nil, "", notStored(id, "invalid: target event %s is not on this hub", id)
+	}
+	ch := tagValue(target, "h")
+	if h := tagValue(ev, "h"); h != "" && h != ch {
+		return nil, "", reject("invalid: target event is in channel %q, not %q", ch, h)
+	}
+	return target, ch, nil
+}
+
+// writable applies the channel write rule to the target's channel, if any.
+func (t *tx) writable(channel, pk string) error {
+	if channel == "" {
+		return nil
+	}
+	c, err := t.channel(channel)
+	if err != nil || c == nil {
+		return err
+	}
+	return mayWrite(t, c, pk)
+}
+
+// reaction: one active reaction per (target, author, content).
+func (t *tx) reaction(ev *nostr.Event) (*change, error) {
+	target, ch, err := t.target(ev)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.writable(ch, ev.PubKey); err != nil {
+		return nil, err
+	}
+	res, err := t.Exec(`INSERT INTO reactions (target, author, content, event_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		target.ID, ev.PubKey, ev.Content, ev.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, reject("duplicate: you already reacted %q to this event", ev.Content)
+	}
+	t.warmTargets(ev)
+	return nil, nil
+}
+
+// edit: by the target's author or the author's owner, who can write there.
+func (t *tx) edit(ev *nostr.Event) (*change, error) {
+	target, ch, err := t.target(ev)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.writable(ch, ev.PubKey); err != nil {
+		return nil, err
+	}
+	ok, err := t.authorOrOwner(target, ev.PubKey)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, reject("restricted: only the author or the author's owner may edit this message")
+	}
+	return nil, nil
+}
+
+// deleteInChannel: by the target's author, the author's owner or a channel
+// owner or admin.
+func (t *tx) deleteInChannel(ev *nostr.Event) (*change, error) {
+	target, ch, err := t.target(ev)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := t.authorOrOwner(target, ev.PubKey)
+	if err != nil || ok {
+		return nil, err
+	}
+	r, err := t.role(ch, ev.PubKey)
+	if err != nil {
+		return nil, err
+	}
+	if !r.atLeast(roleAdmin) {
+		return nil, reject("restricted: only the author, the author's owner or a channel admin may delete this message")
+	}
+	return nil, nil
+}
+
+// deletion (NIP-09): the store removes only the author's own events; the hub
+// refuses to delete the events its lasting state is built from, by id or by
+// address however spelled, and undoes the effect of the state events it lets
+// go. All targets are checked before any projection row changes.
+func (t *tx) deletion(ev *nostr.Event) (*change, error) {
+	var reactions []string
+	profileGone := false
+	for _, tg := range ev.Tags {
+		if len(tg) < 2 {
+			continue
+		}
+		switch tg[0] {
+		case "e":
+			target, err := t.event(tg[1])
+			if err != nil {
+				return nil, err
+			}
+			if target == nil || target.PubKey != ev.PubKey {
+				continue
+			}
+			if kinds.Classify(target.Kind).Undeletable() {
+				return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", target.Kind)
+			}
+			switch target.Kind {
+			case kinds.Reaction:
+				reactions = append(reactions, target.ID)
+			case kinds.Profile:
+				profileGone = true
+			}
+		case "a":
+			addr, err := kinds.ParseAddress(tg[1])
+			if err != nil {
+				return nil, reject("invalid: %v", err)
+			}
+			if kinds.Classify(addr.Kind).Undeletable() {
+				return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", addr.Kind)
+			}
+			if addr.Kind == kinds.Profile && addr.PubKey == ev.PubKey && addr.D == "" {
+				gone, err := t.profileAtOrBefore(ev.PubKey, int64(ev.CreatedAt))
+				if err != nil {
+					return nil, err
+				}
+				profileGone = profileGone || gone
+			}
+		}
+	}
+	for _, id := range reactions {
+		if _, err := t.Exec(`DELETE FROM reactions WHERE event_id = ?`, id); err != nil {
+			return nil, err
+		}
+	}
+	t.warmTargets(ev)
+	if profileGone {
+		return nil, t.setAgent(ev.PubKey, "", "")
+	}
+	return nil, nil
+}
