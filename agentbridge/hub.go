@@ -54,17 +54,42 @@ func DialClient(ctx context.Context, url string, keys identity.Keys, tag nostr.T
 
 type clientHub struct{ c *client.Client }
 
-func (h clientHub) Publish(ctx context.Context, ev *nostr.Event) error { return h.c.Publish(ctx, ev) }
-func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
-	return h.c.Query(ctx, f)
+// Publish signs ev in place (the bridge reads its id) and waits for OK.
+func (h clientHub) Publish(ctx context.Context, ev *nostr.Event) error {
+	signed, err := h.c.Publish(ctx, *ev)
+	*ev = signed
+	return err
 }
-func (h clientHub) Done() <-chan struct{} { return h.c.Relay.Context().Done() }
+
+func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	evs, err := h.c.Query(ctx, f)
+	out := make([]*nostr.Event, len(evs))
+	for i := range evs {
+		out[i] = &evs[i]
+	}
+	return out, err
+}
+
+// Done is closed when the client gives up (it reconnects by itself otherwise).
+func (h clientHub) Done() <-chan struct{} { return h.c.Done() }
 func (h clientHub) Close()                { h.c.Close() }
 
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
-	s, err := h.c.Relay.Subscribe(ctx, fs)
+	s, err := h.c.Subscribe(ctx, fs...)
 	if err != nil {
 		return nil, err
 	}
-	return &Sub{Events: s.Events, EOSE: s.EndOfStoredEvents, Closed: s.ClosedReason, Unsub: s.Unsub}, nil
+	events := make(chan *nostr.Event)
+	closed := make(chan string, 1)
+	go func() {
+		defer close(events)
+		for ev := range s.Events() {
+			events <- &ev
+		}
+		var re *client.RefusedError
+		if errors.As(s.Err(), &re) {
+			closed <- re.Reason
+		}
+	}()
+	return &Sub{Events: events, EOSE: s.EOSE(), Closed: closed, Unsub: s.Close}, nil
 }

@@ -1,105 +1,344 @@
-// Package client connects to a hive hub as one key: it answers the NIP-42
-// challenge (with an owner's NIP-OA tag for agents), publishes and queries.
+// Package client is the one way Go code talks to a hive hub: it connects as
+// one key over ws or wss (optionally checking a TLS pin), answers the NIP-42
+// challenge (with an owner's NIP-OA tag for agents and devices), publishes and
+// waits for OK, and keeps live subscriptions across reconnects: jittered
+// backoff, re-AUTH, resubscribe with since = last seen minus a margin,
+// duplicates dropped by id. Events given to it are never modified.
 package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"strings"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
 	"time"
 
+	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// ErrRefused is returned when the hub refuses AUTH or an event.
-var ErrRefused = errors.New("refused by the hub")
+// Options configure a Client. Only URLs and Keys are required.
+type Options struct {
+	URLs    []string      // hub URLs (ws:// or wss://), tried in order at each (re)connect
+	Keys    identity.Keys // the key to authenticate and sign as
+	AuthTag nostr.Tag     // the owner's NIP-OA auth tag, for an agent or device key
+	Pin     string        // sha256/<base64> SPKI pin of the hub's certificate; empty: system CAs
 
-// Client is an authenticated connection to a hub.
-type Client struct {
-	Relay *nostr.Relay
-	Keys  identity.Keys
+	MinBackoff   time.Duration // first reconnect delay (default 250 ms); doubles up to MaxBackoff
+	MaxBackoff   time.Duration // default 5 s
+	SkewMargin   time.Duration // resubscribe from last seen created_at minus this (default 10 s)
+	PingInterval time.Duration // client pings; a connection silent for 3 intervals is dropped (default 10 s)
+	Timeout      time.Duration // dial, AUTH and single write timeout (default 10 s)
+	Log          *slog.Logger  // default: discard
 }
 
-// Dial connects to url and authenticates as keys. authTag, if not nil, is the
+func (o *Options) defaults() {
+	set := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set(&o.MinBackoff, 250*time.Millisecond)
+	set(&o.MaxBackoff, 5*time.Second)
+	set(&o.SkewMargin, 10*time.Second)
+	set(&o.PingInterval, 10*time.Second)
+	set(&o.Timeout, 10*time.Second)
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Client is a connection to a hub that reconnects by itself until Close.
+// Its methods are safe for concurrent use.
+type Client struct {
+	opts Options
+	keys identity.Keys
+	tls  *tls.Config
+
+	mu      sync.Mutex
+	cur     *conn         // nil while disconnected
+	up      chan struct{} // closed when cur is set
+	failed  error         // set when reconnecting cannot succeed (AUTH refused, pin mismatch)
+	subs    map[string]*Subscription
+	nextSub uint64
+
+	lost chan struct{} // a connection ended
+	done chan struct{} // closed by Close or when reconnecting gives up
+	quit sync.Once
+	stop chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+// Dial connects to url and authenticates as keys; authTag, if not nil, is the
 // owner's NIP-OA tag that admits an agent or device key.
 func Dial(ctx context.Context, url string, keys identity.Keys, authTag nostr.Tag) (*Client, error) {
-	r, err := nostr.RelayConnect(ctx, url)
+	return Connect(ctx, Options{URLs: []string{url}, Keys: keys, AuthTag: authTag})
+}
+
+// Connect makes the first connection (trying each URL in turn) and
+// authenticates; from then on the client reconnects by itself until Close.
+func Connect(ctx context.Context, opts Options) (*Client, error) {
+	opts.defaults()
+	if len(opts.URLs) == 0 {
+		return nil, wrap(ErrInvalid, errors.New("no hub URL: give --hub URL or a profile"))
+	}
+	if opts.Keys.SecretHex == "" {
+		return nil, wrap(ErrInvalid, errors.New("no key: give --key FILE or a profile"))
+	}
+	tc, err := tlspin.ClientConfig(opts.Pin)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", url, err)
+		return nil, wrap(ErrInvalid, err)
 	}
-	c := &Client{Relay: r, Keys: keys}
-	sign := func(ev *nostr.Event) error {
-		if authTag != nil {
-			ev.Tags = append(ev.Tags, authTag)
-		}
-		return ev.Sign(keys.SecretHex)
+	c := &Client{
+		opts: opts, keys: opts.Keys, tls: tc,
+		up:   make(chan struct{}),
+		subs: map[string]*Subscription{},
+		lost: make(chan struct{}, 1),
+		done: make(chan struct{}),
+		stop: make(chan struct{}),
 	}
-	// The challenge arrives right after the upgrade; retry while it is in flight.
-	var authErr error
-	for i := 0; i < 20; i++ {
-		if authErr = r.Auth(ctx, sign); authErr == nil {
-			return c, nil
-		}
-		if !strings.Contains(authErr.Error(), "challenge") {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			r.Close()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	r.Close()
-	return nil, fmt.Errorf("%w: AUTH as %s: %v", ErrRefused, keys.Npub(), authErr)
-}
-
-// Close closes the connection.
-func (c *Client) Close() { c.Relay.Close() }
-
-// Publish signs ev as the client's key if it is unsigned, sends it and waits for OK.
-func (c *Client) Publish(ctx context.Context, ev *nostr.Event) error {
-	if ev.Sig == "" {
-		if ev.Tags == nil {
-			ev.Tags = nostr.Tags{}
-		}
-		if err := ev.Sign(c.Keys.SecretHex); err != nil {
-			return err
-		}
-	}
-	if err := c.Relay.Publish(ctx, *ev); err != nil {
-		return fmt.Errorf("%w: %v", ErrRefused, err)
-	}
-	return nil
-}
-
-// Query returns the stored events matching f, or the hub's CLOSED reason.
-func (c *Client) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
-	sub, err := c.Relay.Subscribe(ctx, nostr.Filters{f})
+	c.opts.Keys = identity.Keys{} // the secret lives in c.keys only
+	cn, err := c.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer sub.Unsub()
-	var out []*nostr.Event
+	c.install(cn)
+	c.wg.Add(1)
+	go c.reconnectLoop()
+	return c, nil
+}
+
+// PublicKey is the hex public key the client signs and authenticates as.
+func (c *Client) PublicKey() string { return c.keys.PublicHex }
+
+// Npub is the client's public key in NIP-19 form.
+func (c *Client) Npub() string { return c.keys.Npub() }
+
+// URL is the hub URL of the current connection, or "" while disconnected.
+func (c *Client) URL() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil {
+		return ""
+	}
+	return c.cur.url
+}
+
+// Done is closed when the client ends: Close, or a reconnection refused for
+// good (AUTH refused, pin mismatch; Err says which).
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err is why the client gave up reconnecting, or nil.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+// Close ends the connection and every subscription, and stops reconnecting.
+func (c *Client) Close() {
+	c.once.Do(func() {
+		c.quit.Do(func() { close(c.done) })
+		close(c.stop)
+		c.mu.Lock()
+		cn := c.cur
+		subs := c.subs
+		c.subs = map[string]*Subscription{}
+		c.mu.Unlock()
+		if cn != nil {
+			cn.close()
+		}
+		for _, s := range subs {
+			s.end(ErrClosed)
+			s.stopPump()
+		}
+		c.wg.Wait()
+	})
+}
+
+// install makes cn the current connection and sends it every live subscription.
+func (c *Client) install(cn *conn) {
+	c.mu.Lock()
+	c.cur = cn
+	close(c.up)
+	subs := make([]*Subscription, 0, len(c.subs))
+	for _, s := range c.subs {
+		subs = append(subs, s)
+	}
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		cn.readLoop(c)
+		c.mu.Lock()
+		if c.cur == cn {
+			c.cur = nil
+			c.up = make(chan struct{})
+		}
+		c.mu.Unlock()
+		select {
+		case c.lost <- struct{}{}:
+		default:
+		}
+	}()
+	for _, s := range subs {
+		s.resubscribe(cn)
+	}
+}
+
+// reconnectLoop waits for the connection to end and makes a new one, with
+// jittered exponential backoff, until Close or a refusal that retrying cannot cure.
+func (c *Client) reconnectLoop() {
+	defer c.wg.Done()
 	for {
 		select {
-		case ev := <-sub.Events:
-			out = append(out, ev)
-		case <-sub.EndOfStoredEvents:
-			for {
-				select {
-				case ev := <-sub.Events:
-					out = append(out, ev)
-				default:
-					return out, nil
-				}
+		case <-c.stop:
+			return
+		case <-c.lost:
+		}
+		backoff := c.opts.MinBackoff
+		for {
+			// full jitter in [backoff/2, backoff)
+			d := backoff/2 + time.Duration(rand.Int64N(int64(backoff/2)+1))
+			select {
+			case <-c.stop:
+				return
+			case <-time.After(d):
 			}
-		case reason := <-sub.ClosedReason:
-			return nil, fmt.Errorf("%w: %s", ErrRefused, reason)
+			ctx, cancel := context.WithTimeout(context.Background(), c.opts.Timeout)
+			cn, err := c.connect(ctx)
+			cancel()
+			if err == nil {
+				c.opts.Log.Info("reconnected", "url", cn.url)
+				c.install(cn)
+				break
+			}
+			c.opts.Log.Warn("reconnect failed", "err", err, "retry_in", backoff)
+			if errors.Is(err, ErrAuth) {
+				c.fail(err)
+				return
+			}
+			backoff = min(backoff*2, c.opts.MaxBackoff)
+		}
+	}
+}
+
+// fail ends every subscription with err and makes later calls return it.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	c.failed = err
+	subs := c.subs
+	c.subs = map[string]*Subscription{}
+	up := c.up
+	c.mu.Unlock()
+	select {
+	case <-up:
+	default:
+		close(up) // wake waiters so they see failed
+	}
+	for _, s := range subs {
+		s.end(err)
+	}
+	c.quit.Do(func() { close(c.done) })
+}
+
+// current waits until a connection is up and returns it.
+func (c *Client) current(ctx context.Context) (*conn, error) {
+	for {
+		c.mu.Lock()
+		cn, up, failed := c.cur, c.up, c.failed
+		c.mu.Unlock()
+		switch {
+		case failed != nil:
+			return nil, failed
+		case cn != nil:
+			return cn, nil
+		}
+		select {
+		case <-up:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-c.stop:
+			return nil, ErrClosed
+		}
+	}
+}
+
+// Sign returns a signed copy of ev: the client's pubkey, created_at now if
+// unset, empty tags if nil. An event that already has a signature is returned
+// as a copy, unchanged. ev itself is never modified.
+func (c *Client) Sign(ev nostr.Event) (nostr.Event, error) {
+	out := copyEvent(ev)
+	if out.Sig != "" {
+		return out, nil
+	}
+	if out.CreatedAt == 0 {
+		out.CreatedAt = nostr.Now()
+	}
+	if err := out.Sign(c.keys.SecretHex); err != nil {
+		return out, wrap(ErrInvalid, err)
+	}
+	return out, nil
+}
+
+func copyEvent(ev nostr.Event) nostr.Event {
+	tags := make(nostr.Tags, len(ev.Tags))
+	for i, t := range ev.Tags {
+		tags[i] = append(nostr.Tag(nil), t...)
+	}
+	ev.Tags = tags
+	return ev
+}
+
+// Publish signs ev if it is unsigned (see Sign), sends it and waits for the
+// hub's OK. If the connection is lost before the OK, it sends the same signed
+// event again on the next connection (same id, so the hub stores it once). If
+// ctx ends after the event was sent and no OK came, the error wraps
+// ErrDeliveryUnknown; publishing the returned event again is safe.
+func (c *Client) Publish(ctx context.Context, ev nostr.Event) (nostr.Event, error) {
+	signed, err := c.Sign(ev)
+	if err != nil {
+		return signed, err
+	}
+	sent := false
+	for {
+		cn, err := c.current(ctx)
+		if err != nil {
+			if sent {
+				return signed, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s was sent but no OK came (%v): it may be stored; sending it again is safe", signed.ID, err))
+			}
+			if errors.Is(err, ErrAuth) || errors.Is(err, ErrClosed) {
+				return signed, err
+			}
+			return signed, wrap(ErrUnreachable, fmt.Errorf("hub unreachable, event %s not sent: %w", signed.ID, err))
+		}
+		ok, cancel := cn.expectOK(signed.ID)
+		werr := cn.write(c.opts.Timeout, []any{"EVENT", signed})
+		sent = true // even a failed write may have reached the hub
+		if werr != nil {
+			cancel()
+			cn.close()
+			continue
+		}
+		select {
+		case r := <-ok:
+			if r.ok {
+				return signed, nil
+			}
+			return signed, refusal(r.msg)
+		case <-cn.dead:
+			cancel()
+		case <-ctx.Done():
+			cancel()
+			return signed, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s was sent but no OK came (%v): it may be stored; sending it again is safe", signed.ID, ctx.Err()))
+		case <-c.stop:
+			cancel()
+			return signed, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s: client closed before the OK", signed.ID))
 		}
 	}
 }

@@ -50,15 +50,15 @@ func TestAgentLifecycleThroughCLI(t *testing.T) {
 
 	var created struct{ Pubkey, Npub string }
 	json.Unmarshal([]byte(hiveCmd(t, "key", "new", "--out", agentKey, "--json")), &created)
-	if _, code := hiveExit(t, "agent", "attest", "--key", ownerKey, "--agent", created.Npub); code != 2 {
-		t.Fatalf("attest without --expires: exit %d, want 2 (usage)", code)
+	if _, code := hiveExit(t, "agent", "attest", "--key", ownerKey, "--agent", created.Npub); code != 1 {
+		t.Fatalf("attest without --expires: exit %d, want 1 (bad input)", code)
 	}
 	var att struct{ Tag nostr.Tag }
 	if err := json.Unmarshal([]byte(hiveCmd(t, "agent", "attest", "--key", ownerKey, "--agent", created.Npub, "--expires", "1h", "--json")), &att); err != nil {
 		t.Fatal(err)
 	}
 	tagJSON := identity.TagJSON(att.Tag)
-	hiveCmd(t, "agent", "profile", "--hub", p.URL, "--key", agentKey, "--tag", tagJSON, "--name", "helper")
+	hiveCmd(t, "agent", "profile", "--hub", p.URL, "--key", agentKey, "--auth-tag", tagJSON, "--name", "helper")
 
 	agentKeys, err := identity.LoadKeyFile(agentKey, nil)
 	if err != nil {
@@ -100,8 +100,8 @@ func TestAgentLifecycleThroughCLI(t *testing.T) {
 	if out, code := hiveExit(t, "agent", "list", "--hub", p.URL, "--key", stranger); code != 3 || !strings.Contains(out, "restricted:") {
 		t.Fatalf("stranger: exit %d\n%s", code, out)
 	}
-	if _, code := hiveExit(t, "agent", "list", "--hub", "ws://127.0.0.1:1", "--key", ownerKey); code != 6 {
-		t.Fatalf("unreachable hub: exit %d, want 6", code)
+	if _, code := hiveExit(t, "agent", "list", "--hub", "ws://127.0.0.1:1", "--key", ownerKey); code != 2 {
+		t.Fatalf("unreachable hub: exit %d, want 2", code)
 	}
 }
 

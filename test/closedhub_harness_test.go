@@ -1,6 +1,7 @@
 package test
 
 import (
+	"github.com/ainb/hive/client"
 	"log/slog"
 	"net"
 	"net/http"
@@ -71,8 +72,9 @@ func (h *closedHub) as(t testing.TB, k key, extra ...nostr.Tag) *raw {
 func (r *raw) authWith(k key, url string, skew time.Duration, extra ...nostr.Tag) (bool, string) {
 	r.t.Helper()
 	ch := r.waitChallenge()
-	tags := append(nostr.Tags{{"relay", url}, {"challenge", ch}}, extra...)
-	ev := &nostr.Event{Kind: 22242, CreatedAt: nostr.Timestamp(time.Now().Add(skew).Unix()), Tags: tags}
+	ev := client.AuthEvent(url, ch, nil)
+	ev.Tags = append(ev.Tags, extra...)
+	ev.CreatedAt = nostr.Timestamp(time.Now().Add(skew).Unix())
 	ev.Sign(k.sk)
 	r.send([]any{"AUTH", ev})
 	ok := r.expect("OK")

@@ -3,6 +3,7 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ainb/hive/client"
 	"strings"
 	"testing"
 	"time"
@@ -30,9 +31,10 @@ func TestAuthAttackMatrix(t *testing.T) {
 		}
 	})
 	authEvent := func(k key, relayURL, challenge string, at time.Time) *nostr.Event {
-		ev := &nostr.Event{Kind: 22242, CreatedAt: nostr.Timestamp(at.Unix()), Tags: nostr.Tags{{"relay", relayURL}, {"challenge", challenge}}}
+		ev := client.AuthEvent(relayURL, challenge, nil)
+		ev.CreatedAt = nostr.Timestamp(at.Unix())
 		ev.Sign(k.sk)
-		return ev
+		return &ev
 	}
 	try := func(t *testing.T, ev func(challenge string) *nostr.Event, prefix string) {
 		c := dialRaw(t, h.URL)

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/ainb/hive/client"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -119,7 +120,8 @@ func answerAuth(ws *websocket.Conn, k key, url string) bool {
 	if err != nil || json.Unmarshal(msg, &m) != nil || str(m[0]) != "AUTH" {
 		return false
 	}
-	ev := &nostr.Event{Kind: 22242, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"relay", url}, {"challenge", str(m[1])}}}
+	ev := client.AuthEvent(url, str(m[1]), nil)
+	ev.CreatedAt = nostr.Now()
 	ev.Sign(k.sk)
 	b, _ := json.Marshal([]any{"AUTH", ev})
 	if ws.WriteMessage(websocket.TextMessage, b) != nil {

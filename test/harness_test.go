@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ainb/hive/client"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -143,7 +144,9 @@ func str(m json.RawMessage) string {
 func (r *raw) auth(k key, url string) (bool, string) {
 	r.t.Helper()
 	ch := r.waitChallenge()
-	ev := k.sign(r.t, 22242, "", nostr.Tag{"relay", url}, nostr.Tag{"challenge", ch})
+	ev := client.AuthEvent(url, ch, nil)
+	ev.CreatedAt = nostr.Now()
+	ev.Sign(k.sk)
 	r.send([]any{"AUTH", ev})
 	ok := r.expect("OK")
 	return string(ok[2]) == "true", str(ok[3])

@@ -75,7 +75,6 @@ The tag is valid for events with not_before <= created_at < expires_at.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAttest(cmd, f) },
 	}
-	cmd.Flags().StringVar(&f.key, "key", "", "owner key file (required)")
 	cmd.Flags().StringVar(&f.agent, "agent", "", "agent public key, npub1... or 64 hex (required)")
 	cmd.Flags().StringVar(&f.expires, "expires", "", "lifetime from now, e.g. 30d, 12h, 90m, 1d12h")
 	cmd.Flags().BoolVar(&f.noExpiry, "no-expiry", false, "issue a tag without created_at< bound (valid until revoked)")
@@ -83,11 +82,11 @@ The tag is valid for events with not_before <= created_at < expires_at.`,
 	cmd.Flags().StringVar(&f.notBefore, "not-before", "now", `created_at> bound: "now", "none", unix seconds or RFC 3339`)
 	cmd.Flags().Int64Var(&f.now, "now", 0, "use this unix time as the current time (testing)")
 	_ = cmd.Flags().MarkHidden("now")
-	addJSONFlag(cmd)
 	return cmd
 }
 
 func runAttest(cmd *cobra.Command, f attestFlags) error {
+	f.key = keyFileOf(cmd)
 	if f.key == "" {
 		return usageErrorf("--key is required: the owner key file (create one with: hive key new --out owner.key)")
 	}
@@ -154,7 +153,7 @@ func runAttest(cmd *cobra.Command, f attestFlags) error {
 	}
 	tag, err := identity.Attest(owner.SecretHex, agent, conds)
 	if err != nil {
-		return exitWith(exitInvalid, err)
+		return exitWith(exitUsage, err)
 	}
 	if !jsonOutput(cmd) {
 		fmt.Fprintln(cmd.OutOrStdout(), identity.TagJSON(tag))
@@ -172,7 +171,7 @@ func runAttest(cmd *cobra.Command, f attestFlags) error {
 		t++ // created_at>T means created_at >= T+1
 		out.NotBefore = &t
 	}
-	return printJSON(cmd, out)
+	return output(cmd, out, nil)
 }
 
 // verifyOutput is the --json output of agent verify.
@@ -242,7 +241,6 @@ without --kind). --tag takes the JSON array printed by hive agent attest (the
 	cmd.Flags().StringVar(&tagFlag, "tag", "", `the auth tag as a JSON array, or "-" for standard input (required)`)
 	cmd.Flags().IntVar(&kind, "kind", 0, "also check the kind= clauses against this event kind")
 	cmd.Flags().Int64Var(&at, "at", 0, "evaluate the time clauses at this unix time (default now)")
-	addJSONFlag(cmd)
 	return cmd
 }
 
@@ -251,7 +249,7 @@ func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error
 	fail := func(code int, err error) error {
 		if jsonOutput(cmd) {
 			out.Valid, out.Error = false, err.Error()
-			if perr := printJSON(cmd, out); perr != nil {
+			if perr := output(cmd, out, nil); perr != nil {
 				return perr
 			}
 		} else {
@@ -261,14 +259,14 @@ func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error
 	}
 	tag, err := parseTagArg(raw)
 	if err != nil {
-		return fail(exitInvalid, err)
+		return fail(exitUsage, err)
 	}
 	if len(tag) >= 3 {
 		out.Conditions = tag[2]
 	}
 	a, err := identity.VerifyAuthTag(tag, agent)
 	if err != nil {
-		return fail(exitInvalid, err)
+		return fail(exitUsage, err)
 	}
 	out.Owner, out.OwnerNpub = a.Owner, npub(a.Owner)
 	out.Kinds = a.Conditions.Kinds()
@@ -285,11 +283,11 @@ func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error
 		err = a.Conditions.CheckTime(at)
 	}
 	if err != nil {
-		return fail(exitInvalid, err)
+		return fail(exitUsage, err)
 	}
 	out.Valid = true
 	if jsonOutput(cmd) {
-		return printJSON(cmd, out)
+		return output(cmd, out, nil)
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "valid: owner %s authorises agent %s\n", out.OwnerNpub, out.AgentNpub)

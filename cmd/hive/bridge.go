@@ -31,7 +31,7 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 			}
 			cfg, err := agentbridge.LoadConfig(config)
 			if err != nil {
-				return exitWith(exitInvalid, err)
+				return exitWith(exitUsage, err)
 			}
 			level := slog.LevelInfo
 			if verbose {
@@ -40,7 +40,7 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			b, err := agentbridge.New(cfg, agentbridge.Options{Passphrase: passphraseSource(cmd, false), Log: log})
 			if err != nil {
-				return exitWith(exitInvalid, err)
+				return exitWith(exitUsage, err)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -31,7 +31,7 @@ func newImportCmd() *cobra.Command {
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
-					return exitWith(4, err)
+					return exitWith(exitNotFound, err)
 				}
 				defer f.Close()
 				in = f
@@ -72,18 +72,18 @@ func importEvents(ctx context.Context, st *store.SQLite, in io.Reader, verify bo
 			continue
 		}
 		if !utf8.Valid(sc.Bytes()) {
-			return res, exitWith(5, fmt.Errorf("line %d: not valid UTF-8", line))
+			return res, exitWith(exitUsage, fmt.Errorf("line %d: not valid UTF-8", line))
 		}
 		ev := &nostr.Event{}
 		if err := ev.UnmarshalJSON(sc.Bytes()); err != nil {
-			return res, exitWith(5, fmt.Errorf("line %d: not an event: %v", line, err))
+			return res, exitWith(exitUsage, fmt.Errorf("line %d: not an event: %v", line, err))
 		}
 		if verify {
 			if !ev.CheckID() {
-				return res, exitWith(5, fmt.Errorf("line %d: id does not match the event", line))
+				return res, exitWith(exitUsage, fmt.Errorf("line %d: id does not match the event", line))
 			}
 			if ok, _ := ev.CheckSignature(); !ok {
-				return res, exitWith(5, fmt.Errorf("line %d: bad signature", line))
+				return res, exitWith(exitUsage, fmt.Errorf("line %d: bad signature", line))
 			}
 		}
 		wg.Add(1)
@@ -110,7 +110,7 @@ func importEvents(ctx context.Context, st *store.SQLite, in io.Reader, verify bo
 		return res, err
 	}
 	if e, ok := firstErr.Load().(error); ok {
-		return res, exitWith(5, fmt.Errorf("%d events rejected, first: %w", res.rejected, e))
+		return res, exitWith(exitUsage, fmt.Errorf("%d events rejected, first: %w", res.rejected, e))
 	}
 	return res, nil
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -43,7 +40,7 @@ type keyOutput struct {
 
 func printKey(cmd *cobra.Command, o keyOutput) error {
 	if jsonOutput(cmd) {
-		return printJSON(cmd, o)
+		return output(cmd, o, nil)
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "npub:   %s\n", o.Npub)
@@ -75,7 +72,7 @@ func (f *keySaveFlags) register(cmd *cobra.Command) {
 func (f *keySaveFlags) store(cmd *cobra.Command, k identity.Keys) error {
 	if f.out != "" {
 		if _, err := os.Lstat(f.out); err == nil {
-			return exitWith(exitGeneric, fmt.Errorf("%s already exists; refusing to overwrite it: choose another --out or move the old file away", f.out))
+			return exitWith(exitConflict, fmt.Errorf("%s already exists; refusing to overwrite it: choose another --out or move the old file away", f.out))
 		}
 	}
 	opts := identity.SaveOptions{Encrypt: f.encrypt, LogN: f.logN}
@@ -114,7 +111,6 @@ func newKeyNewCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd)
-	addJSONFlag(cmd)
 	return cmd
 }
 
@@ -133,13 +129,12 @@ func newKeyImportCmd() *cobra.Command {
 			}
 			k, err := identity.ParseSecret(secret)
 			if err != nil {
-				return exitWith(exitInvalid, fmt.Errorf("%w: pass one nsec1... or 64 hex characters on standard input", err))
+				return exitWith(exitUsage, fmt.Errorf("%w: pass one nsec1... or 64 hex characters on standard input", err))
 			}
 			return f.store(cmd, k)
 		},
 	}
 	f.register(cmd)
-	addJSONFlag(cmd)
 	return cmd
 }
 
@@ -161,71 +156,7 @@ func newKeyShowCmd() *cobra.Command {
 			return printKey(cmd, keyOutput{Npub: k.Npub(), Pubkey: k.PublicHex, File: path, Encrypted: enc})
 		},
 	}
-	addJSONFlag(cmd)
 	return cmd
-}
-
-// loadKeyFile loads a key file for a command, asking for the passphrase
-// when needed, and maps failures to exit codes.
-func loadKeyFile(cmd *cobra.Command, path string) (identity.Keys, error) {
-	k, err := identity.LoadKeyFile(path, passphraseSource(cmd, false))
-	return k, keyError(err)
-}
-
-// keyError maps identity key errors to exit codes.
-func keyError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fs.ErrNotExist):
-		return exitWith(exitNotFound, err)
-	case errors.Is(err, identity.ErrWrongPassphrase),
-		errors.Is(err, identity.ErrKeyFilePermissions),
-		errors.Is(err, fs.ErrPermission):
-		return exitWith(exitRefused, err)
-	case errors.Is(err, identity.ErrPassphraseRequired):
-		return exitWith(exitUsage, err)
-	case errors.Is(err, identity.ErrKeyFormat), errors.Is(err, identity.ErrBadSecretKey):
-		return exitWith(exitInvalid, err)
-	default:
-		return exitWith(exitGeneric, err)
-	}
-}
-
-// passphraseSource reads HIVE_PASSPHRASE, else asks on the terminal
-// (standard input if it is one, else the controlling terminal). confirm asks
-// twice, for a new passphrase.
-func passphraseSource(cmd *cobra.Command, confirm bool) identity.PassphraseFunc {
-	prompt := func() ([]byte, error) {
-		tty, closeTTY, err := terminal(cmd)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v; set %s", identity.ErrPassphraseRequired, err, identity.PassphraseEnv)
-		}
-		defer closeTTY()
-		label := "Passphrase: "
-		if confirm {
-			label = "New passphrase: "
-		}
-		return identity.TerminalPrompt(tty, cmd.ErrOrStderr(), label, confirm)()
-	}
-	return identity.EnvOrPrompt(os.LookupEnv, prompt)
-}
-
-// terminal returns a terminal to prompt on: the command's standard input if
-// it is a terminal, else the process's controlling terminal.
-func terminal(cmd *cobra.Command) (*os.File, func(), error) {
-	if f, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return f, func() {}, nil
-	}
-	tty, err := os.Open("/dev/tty")
-	if err != nil {
-		return nil, nil, errors.New("no terminal to ask on")
-	}
-	if !term.IsTerminal(int(tty.Fd())) {
-		tty.Close()
-		return nil, nil, errors.New("no terminal to ask on")
-	}
-	return tty, func() { tty.Close() }, nil
 }
 
 // readSecret reads a secret key from standard input: without echo when it
@@ -249,49 +180,4 @@ func readSecret(cmd *cobra.Command) (string, error) {
 		return "", usageErrorf("no secret key on standard input: pipe an nsec1... or 64 hex secret into hive key import")
 	}
 	return string(b), nil
-}
-
-// --- shared CLI helpers (used by key and agent commands) ---
-
-// addJSONFlag defines --json on a command.
-func addJSONFlag(cmd *cobra.Command) {
-	cmd.Flags().Bool("json", false, "print machine-readable JSON")
-}
-
-// jsonOutput reports whether --json was given (to this command or, when
-// the root defines a persistent --json, to the root).
-func jsonOutput(cmd *cobra.Command) bool {
-	v, err := cmd.Flags().GetBool("json")
-	return err == nil && v
-}
-
-func printJSON(cmd *cobra.Command, v any) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// usageErrors makes flag parsing errors of cmd and its subcommands exit
-// with exitUsage.
-func usageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitWith(exitUsage, fmt.Errorf("%w (see %s --help)", err, c.CommandPath()))
-	})
-}
-
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf("%s takes no arguments, got %q (see %s --help)", cmd.CommandPath(), args, cmd.CommandPath())
-	}
-	return nil
-}
-
-func exactArgs(n int, names string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageErrorf("usage: %s %s (got %d arguments)", cmd.CommandPath(), names, len(args))
-		}
-		return nil
-	}
 }

@@ -2,8 +2,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -16,13 +14,11 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newBridgeCmd())
+	addGlobalFlags(root)
+	usageErrors(root)
+	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(), newBridgeCmd())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "hive:", err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+		asJSON, _ := root.PersistentFlags().GetBool("json")
+		os.Exit(report(os.Stderr, asJSON, err))
 	}
 }

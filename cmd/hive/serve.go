@@ -31,6 +31,10 @@ type serveFlags struct {
 	verbose    bool
 	window     time.Duration
 	limits     relay.Config // the flags that set relay limits
+	tls        string       // "" or "self-signed"
+	tlsCert    string
+	tlsKey     string
+	plaintext  bool // --insecure-plaintext
 }
 
 func newServeCmd() *cobra.Command {
@@ -51,6 +55,10 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.admin, "admin", "", "admin pubkey (npub or hex); default: create DATA/admin.key on first start")
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "debug logging")
+	cmd.Flags().StringVar(&f.tls, "tls", "", `"self-signed": serve wss with an ECDSA certificate kept in the data dir; clients pin it`)
+	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", "", "serve wss with this PEM certificate (with --tls-key)")
+	cmd.Flags().StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
 	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
 	def := relay.Defaults()
 	cmd.Flags().DurationVar(&f.limits.AuthTimeout, "auth-timeout", def.AuthTimeout, "close connections that have not authenticated (NIP-42) by then")
@@ -80,7 +88,7 @@ func hubKeys(dir, adminFlag string, log *slog.Logger) (hub identity.Keys, admin 
 	if adminFlag != "" {
 		admin, err = identity.ParsePublicKey(adminFlag)
 		if err != nil {
-			return hub, "", exitWith(2, fmt.Errorf("--admin: %w", err))
+			return hub, "", exitWith(exitUsage, fmt.Errorf("--admin: %w", err))
 		}
 		return hub, admin, nil
 	}
@@ -101,13 +109,21 @@ func serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	tlsConf, pin, err := serverTLS(f, dataDir(f.data))
+	if err != nil {
+		return err
+	}
 	urls := f.publicURLs
 	if len(urls) == 0 {
-		urls = []string{"ws://" + f.addr}
+		scheme := "ws://"
+		if tlsConf != nil {
+			scheme = "wss://"
+		}
+		urls = []string{scheme + f.addr}
 	}
 	for _, u := range urls {
 		if _, ok := relay.NormalizeURL(u); !ok {
-			return exitWith(2, fmt.Errorf("--public-url %q: want a ws:// or wss:// URL", u))
+			return exitWith(exitUsage, fmt.Errorf("--public-url %q: want a ws:// or wss:// URL", u))
 		}
 	}
 	h, err := hub.Open(hub.Config{
@@ -126,18 +142,27 @@ func serve(ctx context.Context, f serveFlags) error {
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return exitWith(6, fmt.Errorf("listen on %s: %w (is another hub running? pick another --addr)", f.addr, err))
+		return exitWith(exitConflict, fmt.Errorf("listen on %s: %w (is another hub running? pick another --addr)", f.addr, err))
 	}
 	pairSrv := endpoint.New(endpoint.Limits{}, log.With("part", "pairing"))
 	defer pairSrv.Close()
-	srv := &http.Server{Handler: withPairing(rl, pairSrv), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: withPairing(rl, pairSrv), ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConf}
 	if f.pprof != "" {
 		go servePprof(f.pprof, log)
 	}
 	go sweepExpired(ctx, st, log)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	log.Info("hive hub serving", "addr", ln.Addr().String(), "public", urls, "admin", admin, "data", f.data)
+	go func() {
+		if tlsConf != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	if pin != "" {
+		fmt.Fprintf(os.Stdout, "hive: TLS pin %s (clients: hive profile add NAME --hub %s --pin %s ...)\n", pin, urls[0], pin)
+	}
+	log.Info("hive hub serving", "addr", ln.Addr().String(), "public", urls, "admin", admin, "data", f.data, "pin", pin)
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/tlspin"
+	"github.com/ainb/hive/identity"
+	"github.com/spf13/cobra"
+)
+
+func newProfileCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "profile",
+		Short: "Profiles: which key talks to which hub (kept in $HIVE_HOME/profiles.toml)",
+		Long: `A profile names a hub (one or more URLs), the hub's TLS pin, a key file and,
+for an agent or device key, the owner's attestation. Every command takes
+--profile NAME (env HIVE_PROFILE), else uses the current profile; --hub, --key
+and --pin (env HIVE_HUB, HIVE_KEY, HIVE_PIN) override its fields.
+
+The config directory is $HIVE_HOME, by default hive under the user's config
+directory (~/.config/hive on Linux).`,
+	}
+	cmd.AddCommand(newProfileAddCmd(), newProfileListCmd(), newProfileUseCmd(), newProfileRemoveCmd())
+	return cmd
+}
+
+// profiles loads the profile set and returns it with its home.
+func profiles() (*client.Profiles, string, error) {
+	home, err := client.Home(os.LookupEnv)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := client.LoadProfiles(home)
+	return p, home, err
+}
+
+// profileView is a profile as commands print it.
+type profileView struct {
+	client.Profile
+	Npub    string `json:"npub,omitempty"`
+	Current bool   `json:"current"`
+}
+
+func newProfileAddCmd() *cobra.Command {
+	var newKey, use bool
+	cmd := &cobra.Command{
+		Use:   "add NAME --hub URL[,URL...] (--key FILE | --new-key) [--pin PIN]",
+		Short: "Add or replace a profile; --new-key makes its key in $HIVE_HOME/keys",
+		Example: `  hive profile add alice --hub wss://devbox:7447 --pin sha256/... --new-key
+  hive profile add admin --hub wss://127.0.0.1:7447 --pin sha256/... --key .hive/admin.key`,
+		Args: exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, home, err := profiles()
+			if err != nil {
+				return err
+			}
+			pr := client.Profile{Name: args[0]}
+			for _, u := range strings.Split(flagOrEnv(cmd, "hub"), ",") {
+				if u = strings.TrimSpace(u); u != "" {
+					pr.Hubs = append(pr.Hubs, u)
+				}
+			}
+			if pin := flagOrEnv(cmd, "pin"); pin != "" {
+				if pr.Pin, err = tlspin.Parse(pin); err != nil {
+					return exitWith(exitUsage, err)
+				}
+			}
+			if tag := flagOrEnv(cmd, "auth-tag"); tag != "" {
+				if _, err := identity.ParseTagJSON(tag); err != nil {
+					return usageErrorf("--auth-tag: %v", err)
+				}
+				pr.Attestation = tag
+			}
+			pr.Key = flagOrEnv(cmd, "key")
+			if newKey == (pr.Key != "") {
+				return usageErrorf("give exactly one of --key FILE (an existing key file) and --new-key")
+			}
+			var keys identity.Keys
+			if newKey {
+				pr.Key = filepath.Join(home, "keys", pr.Name+".key")
+				if keys, err = identity.GenerateKeys(); err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Dir(pr.Key), 0o700); err != nil {
+					return err
+				}
+				if err := identity.SaveKeyFile(pr.Key, keys, identity.SaveOptions{}); err != nil {
+					return keyError(err)
+				}
+			} else {
+				if pr.Key, err = filepath.Abs(pr.Key); err != nil {
+					return err
+				}
+				if keys, err = loadKeyFile(cmd, pr.Key); err != nil {
+					return err
+				}
+			}
+			if err := set.Put(pr); err != nil {
+				return err
+			}
+			if use {
+				set.Current = pr.Name
+			}
+			if err := set.Save(home); err != nil {
+				return err
+			}
+			v := profileView{Profile: pr, Npub: keys.Npub(), Current: set.Current == pr.Name}
+			return output(cmd, v, func(w io.Writer) error {
+				fmt.Fprintf(w, "profile %s: %s as %s\n", pr.Name, strings.Join(pr.Hubs, ", "), v.Npub)
+				if v.Current {
+					fmt.Fprintf(w, "it is the current profile\n")
+				}
+				_, err := fmt.Fprintf(w, "a hub admin admits this key with: hive member add %s\n", v.Npub)
+				return err
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&newKey, "new-key", false, "create a new key file for this profile in $HIVE_HOME/keys")
+	cmd.Flags().BoolVar(&use, "use", false, "make it the current profile")
+	return cmd
+}
+
+func newProfileListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the profiles; * marks the current one",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, _, err := profiles()
+			if err != nil {
+				return err
+			}
+			list := set.List()
+			if jsonOutput(cmd) {
+				for _, pr := range list {
+					if err := output(cmd, profileView{Profile: pr, Current: pr.Name == set.Current}, nil); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "\tNAME\tHUBS\tKEY\tPIN")
+			for _, pr := range list {
+				mark := ""
+				if pr.Name == set.Current {
+					mark = "*"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", mark, pr.Name, strings.Join(pr.Hubs, ","), pr.Key, pr.Pin)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func newProfileUseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "use NAME",
+		Short: "Make NAME the current profile",
+		Args:  exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, home, err := profiles()
+			if err != nil {
+				return err
+			}
+			if err := set.Use(args[0]); err != nil {
+				return err
+			}
+			if err := set.Save(home); err != nil {
+				return err
+			}
+			return outputLine(cmd, map[string]any{"current": args[0]}, "current profile: %s", args[0])
+		},
+	}
+}
+
+func newProfileRemoveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a profile (its key file stays)",
+		Args:  exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, home, err := profiles()
+			if err != nil {
+				return err
+			}
+			pr, err := set.Get(args[0])
+			if err != nil {
+				return err
+			}
+			if err := set.Remove(args[0]); err != nil {
+				return err
+			}
+			if err := set.Save(home); err != nil {
+				return err
+			}
+			return outputLine(cmd, map[string]any{"removed": args[0], "key": pr.Key}, "removed profile %s (key file %s kept)", args[0], pr.Key)
+		},
+	}
+}

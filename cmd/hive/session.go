@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/spf13/cobra"
+)
+
+// Global flags: every command takes them; each has an environment override.
+func addGlobalFlags(root *cobra.Command) {
+	pf := root.PersistentFlags()
+	pf.String("profile", "", "profile to use (env HIVE_PROFILE; default: the current one, see `hive profile use`)")
+	pf.String("hub", "", "hub URL, ws:// or wss:// (env HIVE_HUB; default: the profile's)")
+	pf.String("key", "", "key file (env HIVE_KEY; default: the profile's)")
+	pf.String("pin", "", "TLS pin sha256/<base64> of the hub (env HIVE_PIN; default: the profile's)")
+	pf.String("auth-tag", "", "owner's NIP-OA auth tag (JSON array) for an agent or device key (env HIVE_AUTH_TAG; default: the profile's attestation)")
+	pf.Bool("json", false, "print NDJSON on stdout; errors as JSON on stderr")
+}
+
+// flagOrEnv is the flag's value if given, else the environment's.
+func flagOrEnv(cmd *cobra.Command, name string, envs ...string) string {
+	if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	for _, e := range envs {
+		if v := os.Getenv(e); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// target is who talks to which hub: flags, then environment, then profile.
+type target struct {
+	profile string
+	hubs    []string
+	pin     string
+	keyFile string
+	authTag nostr.Tag
+}
+
+func resolveTarget(cmd *cobra.Command) (target, error) {
+	var t target
+	name := flagOrEnv(cmd, "profile", "HIVE_PROFILE")
+	hub := flagOrEnv(cmd, "hub", "HIVE_HUB", "HIVE_URL")
+	t.keyFile = flagOrEnv(cmd, "key", "HIVE_KEY")
+	t.pin = flagOrEnv(cmd, "pin", "HIVE_PIN")
+	tag := flagOrEnv(cmd, "auth-tag", "HIVE_AUTH_TAG")
+	if hub != "" {
+		t.hubs = []string{hub}
+	}
+	if name != "" || hub == "" || t.keyFile == "" {
+		home, err := client.Home(os.LookupEnv)
+		if err != nil {
+			return t, err
+		}
+		profs, err := client.LoadProfiles(home)
+		if err != nil {
+			return t, err
+		}
+		pr, err := profs.Get(name)
+		if err != nil {
+			if hub == "" || t.keyFile == "" {
+				return t, withHint(exitWith(exitUsage, err), "`hive profile add NAME --hub URL --key FILE`, or give --hub URL and --key FILE")
+			}
+		} else {
+			t.profile = pr.Name
+			if hub == "" {
+				t.hubs = pr.Hubs
+			}
+			if t.keyFile == "" {
+				t.keyFile = pr.Key
+			}
+			// the profile's pin belongs to the profile's hubs
+			if t.pin == "" && len(t.hubs) > 0 && slices.Contains(pr.Hubs, t.hubs[0]) {
+				t.pin = pr.Pin
+			}
+			if tag == "" {
+				tag = pr.Attestation
+			}
+		}
+	}
+	if tag != "" {
+		var err error
+		if t.authTag, err = identity.ParseTagJSON(tag); err != nil {
+			return t, usageErrorf("auth tag: %v", err)
+		}
+	}
+	return t, nil
+}
+
+// session is one command's connection to the hub.
+type session struct {
+	*client.Client
+	keys identity.Keys
+	t    target
+}
+
+// addTimeoutFlag defines --timeout with the command's default.
+func addTimeoutFlag(cmd *cobra.Command, d time.Duration) {
+	cmd.Flags().Duration("timeout", d, "give up after this long")
+}
+
+func timeoutOf(cmd *cobra.Command) time.Duration {
+	d, err := cmd.Flags().GetDuration("timeout")
+	if err != nil || d <= 0 {
+		return 10 * time.Second
+	}
+	return d
+}
+
+// dial resolves the target, loads the key and connects.
+func dial(ctx context.Context, cmd *cobra.Command) (*session, error) {
+	t, err := resolveTarget(cmd)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := loadKeyFile(cmd, t.keyFile)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.Connect(ctx, client.Options{URLs: t.hubs, Keys: keys, AuthTag: t.authTag, Pin: t.pin})
+	if err != nil {
+		if errors.Is(err, client.ErrUnreachable) {
+			return nil, withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
+		}
+		return nil, err
+	}
+	return &session{Client: c, keys: keys, t: t}, nil
+}
+
+// withSession connects for the length of one command (bounded by --timeout)
+// and runs fn.
+func withSession(cmd *cobra.Command, fn func(ctx context.Context, s *session) error) error {
+	ctx, cancel := context.WithTimeout(cmd.Context(), timeoutOf(cmd))
+	defer cancel()
+	s, err := dial(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(ctx, s)
+}
