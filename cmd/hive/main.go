@@ -3,6 +3,7 @@ package main
 
 import (
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 )
@@ -18,7 +19,9 @@ func main() {
 	usageErrors(root)
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(), newBridgeCmd())
 	if err := root.Execute(); err != nil {
+		// a flag error stops parsing before --json is read: look for it
 		asJSON, _ := root.PersistentFlags().GetBool("json")
+		asJSON = asJSON || slices.Contains(os.Args[1:], "--json") || slices.Contains(os.Args[1:], "--json=true")
 		os.Exit(report(os.Stderr, asJSON, err))
 	}
 }
