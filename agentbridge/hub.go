@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
@@ -74,22 +75,50 @@ func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, e
 func (h clientHub) Done() <-chan struct{} { return h.c.Done() }
 func (h clientHub) Close()                { h.c.Close() }
 
+// Subscribe adapts a client subscription to Sub: EOSE receives once, and the
+// end of the subscription is reported on Closed (Events is never closed).
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
 	s, err := h.c.Subscribe(ctx, fs...)
 	if err != nil {
 		return nil, err
 	}
 	events := make(chan *nostr.Event)
+	eose := make(chan struct{}, 1)
 	closed := make(chan string, 1)
+	stop := make(chan struct{})
+	var once sync.Once
 	go func() {
-		defer close(events)
-		for ev := range s.Events() {
-			events <- &ev
-		}
-		var re *client.RefusedError
-		if errors.As(s.Err(), &re) {
-			closed <- re.Reason
+		select {
+		case <-s.EOSE():
+			eose <- struct{}{}
+		case <-stop:
 		}
 	}()
-	return &Sub{Events: events, EOSE: s.EOSE(), Closed: closed, Unsub: s.Close}, nil
+	go func() {
+		for ev := range s.Events() {
+			select {
+			case events <- &ev:
+			case <-stop:
+				return
+			}
+		}
+		reason := "subscription ended"
+		if err := s.Err(); err != nil {
+			var re *client.RefusedError
+			if errors.As(err, &re) {
+				reason = re.Reason
+			} else {
+				reason = err.Error()
+			}
+		}
+		select {
+		case closed <- reason:
+		case <-stop:
+		}
+	}()
+	unsub := func() {
+		once.Do(func() { close(stop) })
+		s.Close()
+	}
+	return &Sub{Events: events, EOSE: eose, Closed: closed, Unsub: unsub}, nil
 }
