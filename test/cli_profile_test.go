@@ -85,7 +85,7 @@ func TestTLSProfileAndPin(t *testing.T) {
 	_, errOut, code := c.run("agent", "list", "--profile", "bad", "--json")
 	var e struct {
 		Error, Message, Hint string
-		Retryable          bool
+		Retryable            bool
 	}
 	if code != 3 || json.Unmarshal([]byte(errOut), &e) != nil || e.Error != "auth" || !strings.Contains(e.Message, pin) || !strings.Contains(e.Message, wrong) || e.Hint == "" {
 		t.Fatalf("wrong pin: exit %d, %s", code, errOut)
