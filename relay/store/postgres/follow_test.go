@@ -1,0 +1,176 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/relay/store/storetest"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// follower collects what Follow delivers.
+type follower struct {
+	mu   sync.Mutex
+	seen map[string]int
+	seqs []int64
+}
+
+func follow(t *testing.T, s *Store, after int64) *follower {
+	f := &follower{seen: map[string]int{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Follow(ctx, after, 200*time.Millisecond, func(c Committed) {
+			f.mu.Lock()
+			f.seen[c.Event.ID]++
+			f.seqs = append(f.seqs, c.Seq)
+			f.mu.Unlock()
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return f
+}
+
+// waitFor waits until every id was delivered, and checks each came once and
+// in increasing sequence order.
+func (f *follower) waitFor(t *testing.T, ids []string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		f.mu.Lock()
+		missing := 0
+		for _, id := range ids {
+			if f.seen[id] == 0 {
+				missing++
+			}
+		}
+		f.mu.Unlock()
+		if missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d events never reached the follower", missing, len(ids))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, n := range f.seen {
+		if n != 1 {
+			t.Fatalf("event %s delivered %d times", id, n)
+		}
+	}
+	for i := 1; i < len(f.seqs); i++ {
+		if f.seqs[i] <= f.seqs[i-1] {
+			t.Fatalf("sequence went from %d to %d", f.seqs[i-1], f.seqs[i])
+		}
+	}
+}
+
+// TestFollowSeesAnotherInstancesCommits: two stores on one database, as two
+// hive instances; what A commits reaches B's follower once each, in order,
+// including what was committed before B started following.
+func TestFollowSeesAnotherInstancesCommits(t *testing.T) {
+	dsn := pg.DSN(t)
+	a := open(t, dsn, Options{})
+	defer a.Close()
+	b := open(t, dsn, Options{})
+	defer b.Close()
+	who := storetest.NewSigner(t)
+	var ids []string
+	publish := func(s *Store, n int) {
+		for i := 0; i < n; i++ {
+			ev := who.Event(t, 9, int64(len(ids)), fmt.Sprint(len(ids)), nostr.Tag{"h", "c"})
+			if err := s.SaveEvent(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, ev.ID)
+		}
+	}
+	publish(a, 5) // before the follower starts: caught up from the log
+	f := follow(t, b, 0)
+	publish(a, 20)
+	publish(b, 5)
+	f.waitFor(t, ids)
+}
+
+// TestFollowCatchesUpAfterLosingItsConnection: the follower's connection is
+// killed by the server; it reconnects and delivers what was committed
+// meanwhile, nothing twice.
+func TestFollowCatchesUpAfterLosingItsConnection(t *testing.T) {
+	dsn := pg.DSN(t)
+	s := open(t, dsn, Options{})
+	defer s.Close()
+	who := storetest.NewSigner(t)
+	f := follow(t, s, 0)
+	var ids []string
+	killed := 0
+	for round := 0; round < 3; round++ {
+		for i := 0; i < 10; i++ {
+			ev := who.Event(t, 1, int64(round*100+i), "x")
+			if err := s.SaveEvent(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, ev.ID)
+		}
+		f.waitFor(t, ids) // connected and caught up: now cut it
+		var n int
+		if err := s.r.QueryRow(`SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'hive follower') x`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		killed += n
+	}
+	if killed == 0 {
+		t.Fatal("the follower's connection was never found to cut")
+	}
+	f.waitFor(t, ids)
+}
+
+// TestInstancesReplaceAtomically: two instances racing to store versions of
+// the same replaceable event leave exactly one, the newest.
+func TestInstancesReplaceAtomically(t *testing.T) {
+	dsn := pg.DSN(t)
+	a := open(t, dsn, Options{})
+	defer a.Close()
+	b := open(t, dsn, Options{})
+	defer b.Close()
+	who := storetest.NewSigner(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		ev := who.Event(t, 30078, int64(1000+i), fmt.Sprint(i), nostr.Tag{"d", "state"})
+		wg.Add(1)
+		go func() { defer wg.Done(); s.SaveEvent(context.Background(), ev) }()
+	}
+	wg.Wait()
+	got, err := a.Query(context.Background(), nostr.Filter{Kinds: []int{30078}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].CreatedAt != 1039 {
+		t.Fatalf("after the race: %d versions stored (want only the newest)", len(got))
+	}
+}
+
+// TestTextPostgreSQLCannotHoldIsRefused: a NUL in a tag value is stored by
+// nothing; it is refused with invalid: rather than failing the batch.
+func TestTextPostgreSQLCannotHoldIsRefused(t *testing.T) {
+	s := open(t, pg.DSN(t), Options{})
+	defer s.Close()
+	who := storetest.NewSigner(t)
+	err := s.SaveEvent(context.Background(), who.Event(t, 1, 1, "x", nostr.Tag{"t", "a\x00b"}))
+	if err == nil || !strings.HasPrefix(err.Error(), "invalid:") {
+		t.Fatalf("NUL in a tag: %v, want an invalid: refusal", err)
+	}
+	if got, err := s.Query(context.Background(), nostr.Filter{Tags: nostr.TagMap{"t": {"a\x00b"}}}); err != nil || len(got) != 0 {
+		t.Fatalf("querying for a NUL value: %v, %v; want nothing and no error", got, err)
+	}
+}

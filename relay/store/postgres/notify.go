@@ -1,0 +1,128 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ainb/hive/relay/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Channel is the NOTIFY channel on which every write transaction announces,
+// as it commits, the highest sequence number it stored. The payload is only a
+// wake-up call: followers read the log by sequence, so the 8 KB NOTIFY limit
+// never matters and a missed notification costs nothing but latency.
+const Channel = "hive_events"
+
+// Committed is one event read back from the log by a follower.
+type Committed struct {
+	Seq int64
+	store.Stored
+}
+
+// LastSeq is the highest sequence number in the log (0 when empty): where a
+// follower starting now begins.
+func (s *Store) LastSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&seq)
+	return seq, err
+}
+
+// Follow calls fn, in sequence order and once each, with every event committed
+// after sequence after, by any instance, until ctx ends. It listens on a
+// connection of its own; after a lost connection it reconnects and catches up
+// from the log, and it also polls every poll interval (default 1 s) in case
+// a notification went missing. Events replaced or deleted before it read them
+// are skipped: they are no longer in the log.
+func (s *Store) Follow(ctx context.Context, after int64, poll time.Duration, fn func(Committed)) error {
+	if poll <= 0 {
+		poll = time.Second
+	}
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		err := s.follow(ctx, &after, poll, fn)
+		if ctx.Err() != nil {
+			break
+		}
+		s.opts.Log("following the log: reconnecting", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+	return ctx.Err()
+}
+
+func (s *Store) follow(ctx context.Context, after *int64, poll time.Duration, fn func(Committed)) error {
+	cfg := s.cfg.Copy()
+	// A poll timeout only interrupts the wait; the default handler would also
+	// send the server a cancel request that could hit the next query.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	cfg.RuntimeParams["application_name"] = "hive follower"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
+		return err
+	}
+	for {
+		// Listening first, then reading: nothing committed in between is lost.
+		if err := s.catchUp(ctx, conn, after, fn); err != nil {
+			return err
+		}
+		wait, cancel := context.WithTimeout(ctx, poll)
+		_, err := conn.WaitForNotification(wait)
+		cancel()
+		if err != nil && ctx.Err() == nil && wait.Err() == nil {
+			return err // the connection failed, not the poll timer
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// catchUp reads everything after *after, a page at a time.
+func (s *Store) catchUp(ctx context.Context, conn *pgx.Conn, after *int64, fn func(Committed)) error {
+	for {
+		rows, err := conn.Query(ctx, `SELECT seq, raw FROM events WHERE seq > $1 ORDER BY seq LIMIT 500`, *after)
+		if err != nil {
+			return err
+		}
+		var page []Committed
+		for rows.Next() {
+			var c Committed
+			if err := rows.Scan(&c.Seq, &c.Raw); err != nil {
+				rows.Close()
+				return err
+			}
+			ev := &nostr.Event{}
+			if err := ev.UnmarshalJSON(c.Raw); err != nil {
+				rows.Close()
+				return fmt.Errorf("stored event %d is corrupt: %w", c.Seq, err)
+			}
+			c.Event = ev
+			page = append(page, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, c := range page {
+			*after = c.Seq
+			fn(c)
+		}
+		if len(page) < 500 {
+			return nil
+		}
+	}
+}

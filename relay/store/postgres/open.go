@@ -1,0 +1,182 @@
+// Package postgres is hive's PostgreSQL event log: the same semantics as the
+// SQLite log (exact tag index, group commit with OK only after commit,
+// replacement in the event's own transaction, NIP-09 and NIP-40, reader
+// scopes, COUNT) for several hive instances sharing one database.
+//
+// Every write transaction takes one transaction-level advisory lock, so the
+// instances write one batch at a time, as SQLite's single writer does: rules
+// that read state and then write (last owner, unique reactions, replacement)
+// see every earlier commit, and sequence numbers are committed in order, which
+// lets readers catch up by sequence.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/ainb/hive/relay/store/groupcommit"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Projector keeps derived tables in step with the log, inside the event's own
+// transaction (see store.Projector); Tx rewrites its ? placeholders.
+type Projector interface {
+	Schema() []string
+	Apply(tx *Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
+	Stateful(kind int) bool
+}
+
+// Options tune the store. Zero values take the defaults.
+type Options struct {
+	Batch        groupcommit.Options
+	Readers      int // reader connections (default 8)
+	DefaultLimit int // rows for a filter without limit (default 500)
+	MaxLimit     int // hard cap on limit (default 5000)
+	// SweepEvery is how often expired events are deleted (default 1 min;
+	// negative: never, SweepExpired only).
+	SweepEvery time.Duration
+	Projector  Projector
+	Now        func() time.Time
+	Log        func(msg string, err error) // where the writer reports trouble
+}
+
+func (o *Options) defaults() {
+	if o.Readers <= 0 {
+		o.Readers = 8
+	}
+	if o.DefaultLimit <= 0 {
+		o.DefaultLimit = 500
+	}
+	if o.MaxLimit <= 0 {
+		o.MaxLimit = 5000
+	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = func(string, error) {}
+	}
+}
+
+// Store is the PostgreSQL event log. Create it with Open.
+type Store struct {
+	opts  Options
+	cfg   *pgx.ConnConfig
+	w     *sql.DB // one connection, used by the writer goroutine only
+	r     *sql.DB // reader pool
+	queue *groupcommit.Queue[*write]
+
+	stopSweep chan struct{}
+	sweepDone chan struct{}
+}
+
+// writeLock is the advisory lock key every write transaction holds.
+const writeLock = 0x68697665 // "hive"
+
+// Open connects to the database at dsn (a postgres:// URL or key=value
+// string), creates the schema if needed and starts the writer.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	opts.defaults()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
+	}
+	w := stdlib.OpenDB(*cfg)
+	w.SetMaxOpenConns(1)
+	r := stdlib.OpenDB(*cfg)
+	r.SetMaxOpenConns(opts.Readers)
+	r.SetMaxIdleConns(opts.Readers)
+	s := &Store{opts: opts, cfg: cfg, w: w, r: r, stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	s.queue = groupcommit.New(opts.Batch, s.commit)
+	go s.sweeper()
+	return s, nil
+}
+
+// migrate creates the schema under the write lock, so instances starting
+// together do not race on it.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	all := append([]string{}, schema...)
+	if s.opts.Projector != nil {
+		all = append(all, s.opts.Projector.Schema()...)
+	}
+	t := &Tx{tx: tx}
+	for _, stmt := range all {
+		if _, err := t.Exec(stmt); err != nil {
+			return fmt.Errorf("postgres schema: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Close stops accepting writes, commits everything queued, stops the
+// maintenance loop and closes the connections.
+func (s *Store) Close() {
+	select {
+	case <-s.stopSweep:
+	default:
+		close(s.stopSweep)
+	}
+	<-s.sweepDone
+	s.queue.Close()
+	s.r.Close()
+	s.w.Close()
+}
+
+// Init satisfies eventstore.Store; Open already did the work.
+func (s *Store) Init() error { return nil }
+
+// Limits reports the default and maximum limit the store applies to a filter.
+func (s *Store) Limits() (def, max int) { return s.opts.DefaultLimit, s.opts.MaxLimit }
+
+// ReadDB is the reader pool; its SQL uses $n placeholders (Rebind converts).
+func (s *Store) ReadDB() *sql.DB { return s.r }
+
+// schema mirrors the SQLite log's. Text the log orders or matches by is
+// compared bytewise (COLLATE "C"), as SQLite does, whatever the database's
+// locale.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS events (
+		seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		id         TEXT COLLATE "C" NOT NULL UNIQUE,
+		pubkey     TEXT COLLATE "C" NOT NULL,
+		created_at BIGINT  NOT NULL,
+		kind       INTEGER NOT NULL,
+		d          TEXT COLLATE "C",
+		expiration BIGINT,
+		raw        TEXT    NOT NULL,
+		channel    TEXT COLLATE "C"
+	)`,
+	`CREATE INDEX IF NOT EXISTS events_created ON events (created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_pubkey ON events (pubkey, created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_kind ON events (kind, created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_addr ON events (pubkey, kind, d) WHERE d IS NOT NULL`,
+	`CREATE INDEX IF NOT EXISTS events_expiration ON events (expiration) WHERE expiration IS NOT NULL`,
+	`CREATE TABLE IF NOT EXISTS tags (
+		name       TEXT COLLATE "C" NOT NULL,
+		value      TEXT COLLATE "C" NOT NULL,
+		created_at BIGINT NOT NULL,
+		seq        BIGINT NOT NULL,
+		PRIMARY KEY (name, value, created_at, seq)
+	)`,
+	`CREATE INDEX IF NOT EXISTS tags_seq ON tags (seq)`,
+}
