@@ -1,0 +1,40 @@
+package endpoint
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// spec/pairing.md states the limits the endpoint applies.
+func TestSpecStatesLimits(t *testing.T) {
+	raw, err := os.ReadFile("../../spec/pairing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Defaults()
+	secs := func(d interface{ Seconds() float64 }) int { return int(d.Seconds()) }
+	want := []string{
+		fmt.Sprintf("| `max_connections` | %d on the endpoint |", l.MaxConns),
+		fmt.Sprintf("| `max_connections_per_ip` | %d per source address |", l.MaxConnsPerIP),
+		fmt.Sprintf("| `connection_lifetime` | %d s |", secs(l.ConnLifetime)),
+		fmt.Sprintf("| `max_message_length` | %d bytes |", l.MaxFrame),
+		fmt.Sprintf("| `rate_window` | %d s |", secs(l.RateWindow)),
+		fmt.Sprintf("| `max_messages_per_window` | %d per connection |", l.RateFrames),
+		fmt.Sprintf("| `max_events_per_window` | %d per connection |", l.RateEvents),
+		fmt.Sprintf("| `max_events_per_connection` | %d (signature-checked events, ever) |", l.EventsPerConn),
+		fmt.Sprintf("| `max_deliveries_per_p` | %d per recipient key |", l.DeliveriesPerP),
+		fmt.Sprintf("| `created_at_window` | ±%d s |", secs(l.Freshness)),
+		fmt.Sprintf("| `seen_ttl` | %d s |", secs(l.SeenTTL)),
+		fmt.Sprintf("| `seen_capacity` | %d ids |", l.SeenCap),
+		fmt.Sprintf("| `max_subid_length` | %d |", l.MaxSubIDLength),
+		fmt.Sprintf("| `outbound_queue` | %d messages, then the connection is dropped |", l.OutboundQueue),
+	}
+	flat := strings.Join(strings.Fields(string(raw)), " ")
+	for _, w := range want {
+		if !strings.Contains(flat, strings.Join(strings.Fields(w), " ")) {
+			t.Errorf("spec/pairing.md does not say %q", w)
+		}
+	}
+}
