@@ -44,7 +44,14 @@ func (a AgentStatus) State() string {
 
 // Agents lists the agents whose profiles carry an auth tag by the client's
 // key, with their expiry and the client's revocations, sorted by name.
+// Paired devices are listed by Devices.
 func (c *Client) Agents(ctx context.Context, now time.Time) ([]AgentStatus, error) {
+	return c.attested(ctx, now, func(ev *nostr.Event) bool { return !isDevice(ev) })
+}
+
+// attested lists the keys whose profiles, chosen by keep, carry an auth tag
+// by the client's key.
+func (c *Client) attested(ctx context.Context, now time.Time, keep func(*nostr.Event) bool) ([]AgentStatus, error) {
 	me := c.keys.PublicHex
 	profiles, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
 	if err != nil {
@@ -62,6 +69,9 @@ func (c *Client) Agents(ctx context.Context, now time.Time) ([]AgentStatus, erro
 	}
 	rows := []AgentStatus{}
 	for _, ev := range profiles {
+		if !keep(&ev) {
+			continue
+		}
 		tag, err := identity.FindAuthTag(&ev)
 		if err != nil {
 			continue

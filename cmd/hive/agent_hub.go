@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,28 +19,32 @@ func newAgentRevokeCmd() *cobra.Command {
 		Use:   "revoke --agent NPUB|HEX",
 		Short: "Revoke every attestation you gave an agent; the hub closes its connections at once",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			agentHex, err := identity.ParsePublicKey(agent)
-			if err != nil {
-				return usageErrorf("--agent: %v", err)
-			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				rev, err := identity.NewRevocation(s.keys, agentHex, reason, time.Now().Unix())
-				if err != nil {
-					return exitWith(exitUsage, err)
-				}
-				if _, err := s.Publish(ctx, *rev); err != nil {
-					return err
-				}
-				return outputLine(cmd, map[string]any{"revoked": agentHex, "at": rev.CreatedAt, "event": rev.ID},
-					"revoked %s at %d; re-attest at least one second from now to restore it", agentHex, rev.CreatedAt)
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return revokeAttested(cmd, "--agent", agent, reason) },
 	}
 	addTimeoutFlag(cmd, 10*time.Second)
 	cmd.Flags().StringVar(&agent, "agent", "", "agent public key (npub or hex)")
 	cmd.Flags().StringVar(&reason, "reason", "", "free-text reason stored with the revocation")
 	return cmd
+}
+
+// revokeAttested publishes the owner's revocation of the agent or device
+// key given in flag (npub or hex); the hub closes its connections at once.
+func revokeAttested(cmd *cobra.Command, flag, key, reason string) error {
+	hex, err := identity.ParsePublicKey(key)
+	if err != nil {
+		return usageErrorf("%s: %v", flag, err)
+	}
+	return withSession(cmd, func(ctx context.Context, s *session) error {
+		rev, err := identity.NewRevocation(s.keys, hex, reason, time.Now().Unix())
+		if err != nil {
+			return exitWith(exitUsage, err)
+		}
+		if _, err := s.Publish(ctx, *rev); err != nil {
+			return err
+		}
+		return outputLine(cmd, map[string]any{"revoked": hex, "at": rev.CreatedAt, "event": rev.ID},
+			"revoked %s at %d; re-attest at least one second from now to restore it", hex, rev.CreatedAt)
+	})
 }
 
 func newAgentProfileCmd() *cobra.Command {
@@ -78,23 +83,28 @@ func newAgentListCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return output(cmd, map[string]any{"agents": rows}, func(out io.Writer) error {
-					w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "NAME\tAGENT\tEXPIRES\tSTATE")
-					for _, r := range rows {
-						exp := "never"
-						if r.ExpiresAt != nil {
-							exp = fmtTime(*r.ExpiresAt)
-						}
-						fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Name, r.Npub, exp, r.State())
-					}
-					return w.Flush()
-				})
+				return printAttested(cmd, "agents", rows)
 			})
 		},
 	}
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
+}
+
+// printAttested prints agents or devices as a table, or {"<what>": rows}.
+func printAttested(cmd *cobra.Command, what string, rows []client.AgentStatus) error {
+	return output(cmd, map[string]any{what: rows}, func(out io.Writer) error {
+		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+		fmt.Fprintf(w, "NAME\t%s\tEXPIRES\tSTATE\n", strings.ToUpper(strings.TrimSuffix(what, "s")))
+		for _, r := range rows {
+			exp := "never"
+			if r.ExpiresAt != nil {
+				exp = fmtTime(*r.ExpiresAt)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Name, r.Npub, exp, r.State())
+		}
+		return w.Flush()
+	})
 }
 
 // keyFileOf is the key file from --key, HIVE_KEY or the profile, for

@@ -17,7 +17,7 @@ func main() {
 	}
 	addGlobalFlags(root)
 	usageErrors(root)
-	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(), newBridgeCmd())
+	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(), newBridgeCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
 	if err := root.Execute(); err != nil {
 		// a flag error stops parsing before --json is read: look for it
 		asJSON, _ := root.PersistentFlags().GetBool("json")

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/pairing"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// pairUI is the human side of `hive pair` and `hive join`: a terminal
+// (QR code, spinner, large SAS, y/n prompt) or, with --json, NDJSON events
+// on stdout and answers read as lines on stdin.
+type pairUI struct {
+	cmd   *cobra.Command
+	json  bool
+	png   string // pair: also write the QR code here
+	lines chan string
+
+	mu   sync.Mutex
+	spin chan struct{} // closed to stop the spinner
+}
+
+func newPairUI(cmd *cobra.Command, png string) *pairUI {
+	u := &pairUI{cmd: cmd, json: jsonOutput(cmd), png: png, lines: make(chan string)}
+	go func() { // ends at EOF; a terminal's reader ends with the process
+		defer close(u.lines)
+		sc := bufio.NewScanner(cmd.InOrStdin())
+		for sc.Scan() {
+			u.lines <- strings.TrimSpace(sc.Text())
+		}
+	}()
+	return u
+}
+
+func (u *pairUI) event(v map[string]any) {
+	if u.json {
+		output(u.cmd, v, nil)
+	}
+}
+
+func (u *pairUI) say(format string, args ...any) {
+	if !u.json {
+		fmt.Fprintf(u.cmd.OutOrStdout(), format, args...)
+	}
+}
+
+// ShowURI shows the QR code and the URI, then a spinner while waiting.
+func (u *pairUI) ShowURI(uri string) {
+	if u.png != "" {
+		if png, err := pairing.QRPNG(uri, 512); err == nil {
+			if err := os.WriteFile(u.png, png, 0o600); err != nil {
+				fmt.Fprintf(u.cmd.ErrOrStderr(), "hive: writing %s: %v\n", u.png, err)
+			}
+		}
+	}
+	u.event(map[string]any{"event": "uri", "uri": uri})
+	if qr, err := pairing.QRTerminal(uri); err == nil {
+		u.say("%s\n", qr)
+	}
+	u.say("Scan this code with `hive join --qr`, or run on the new device:\n\n  hive join '%s'\n\n", uri)
+	if u.png != "" {
+		u.say("(QR code also written to %s)\n", u.png)
+	}
+	u.startSpinner("waiting for the other device")
+}
+
+// ShowSAS shows the six digits large.
+func (u *pairUI) ShowSAS(sas string) {
+	u.stopSpinner()
+	u.event(map[string]any{"event": "sas", "sas": sas})
+	u.say("\nCompare this code with the other screen:\n\n%s\n            %s %s\n\n", bigDigits(sas), sas[:3], sas[3:])
+}
+
+// Confirm asks whether both screens show the same code.
+func (u *pairUI) Confirm() <-chan bool {
+	u.say("Same code on both screens? [y/N] ")
+	ans := make(chan bool, 1)
+	go func() {
+		line, ok := <-u.lines
+		l := strings.ToLower(line)
+		ans <- ok && (l == "y" || l == "yes")
+	}()
+	return ans
+}
+
+// done reports success: the NDJSON done event or text.
+func (u *pairUI) done(v map[string]any, text string) error {
+	u.stopSpinner()
+	v["event"] = "done"
+	if u.json {
+		return output(u.cmd, v, nil)
+	}
+	_, err := fmt.Fprintln(u.cmd.OutOrStdout(), text)
+	return err
+}
+
+// fail reports err as the final NDJSON error event and returns it.
+func (u *pairUI) fail(err error) error {
+	u.stopSpinner()
+	e := classify(err)
+	u.event(map[string]any{"event": "error", "error": e.Error(), "code": e.code})
+	u.say("\n")
+	return e
+}
+
+func (u *pairUI) startSpinner(label string) {
+	f, ok := u.cmd.ErrOrStderr().(*os.File)
+	if u.json || !ok || !term.IsTerminal(int(f.Fd())) {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	stop := make(chan struct{})
+	u.spin = stop
+	go spinner(f, label, stop)
+}
+
+func (u *pairUI) stopSpinner() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.spin != nil {
+		close(u.spin)
+		u.spin = nil
+	}
+}
+
+func spinner(w io.Writer, label string, stop chan struct{}) {
+	frames := `|/-\`
+	t := time.NewTicker(150 * time.Millisecond)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			fmt.Fprintf(w, "\r%s\r", strings.Repeat(" ", len(label)+4))
+			return
+		case <-t.C:
+			fmt.Fprintf(w, "\r%c %s", frames[i%len(frames)], label)
+		}
+	}
+}
+
+// digitFont draws 0-9 five rows high.
+var digitFont = [10][5]string{
+	{"█████", "█   █", "█   █", "█   █", "█████"},
+	{"  █  ", " ██  ", "  █  ", "  █  ", " ███ "},
+	{"█████", "    █", "█████", "█    ", "█████"},
+	{"█████", "    █", " ████", "    █", "█████"},
+	{"█   █", "█   █", "█████", "    █", "    █"},
+	{"█████", "█    ", "█████", "    █", "█████"},
+	{"█████", "█    ", "█████", "█   █", "█████"},
+	{"█████", "    █", "   █ ", "  █  ", "  █  "},
+	{"█████", "█   █", "█████", "█   █", "█████"},
+	{"█████", "█   █", "█████", "    █", "█████"},
+}
+
+// bigDigits renders a six-digit code as "ddd ddd" in large digits.
+func bigDigits(code string) string {
+	var b strings.Builder
+	for row := 0; row < 5; row++ {
+		b.WriteString("  ")
+		for i, c := range code {
+			if i == 3 {
+				b.WriteString("   ")
+			}
+			if c >= '0' && c <= '9' {
+				b.WriteString(digitFont[c-'0'][row])
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
