@@ -212,6 +212,17 @@ func TestWrongTranscriptDiscardsPayload(t *testing.T) {
 	if r.Payload != nil || !errors.Is(err, ErrIgnored) {
 		t.Fatalf("payload after a mismatch: %+v %v", r, err)
 	}
+	// The same when the payload overtook the sas-confirm.
+	src, tgt, offer = newPair(t, Options{})
+	mustHandle(t, src, offer)
+	src.sasInput[0] ^= 1
+	sc, _ = src.ConfirmSAS()
+	pl, _ = src.SendPayload(PayloadCustom, "secret")
+	tgt.ConfirmLocal()
+	mustHandle(t, tgt, pl)
+	if r, err := tgt.Handle(sc); !errors.Is(err, ErrSASMismatch) || r.Payload != nil || tgt.payload != nil {
+		t.Fatalf("early payload after a mismatch: %+v %v", r, err)
+	}
 }
 
 func TestDenial(t *testing.T) {
@@ -260,8 +271,17 @@ func TestOutOfOrderDiscardedSilently(t *testing.T) {
 	mustHandle(t, src, offer)
 	sc, _ := src.ConfirmSAS()
 	pl, _ := src.SendPayload(PayloadCustom, "x")
-	mustIgnore(t, tgt, pl, "payload before sas-confirm")
-	mustHandle(t, tgt, sc)
+	// A payload before the sas-confirm (relays may reorder) is buffered, not released.
+	if r := mustHandle(t, tgt, pl); r.Payload != nil {
+		t.Fatal("payload released before the sas-confirm")
+	}
+	if r, _ := tgt.ConfirmLocal(); r.Payload != nil {
+		t.Fatal("payload released before the sas-confirm, after the local confirmation")
+	}
+	mustIgnore(t, tgt, pl, "replayed payload")
+	if r := mustHandle(t, tgt, sc); r.Payload == nil || r.Payload.Payload != "x" {
+		t.Fatalf("payload not released by the sas-confirm: %+v", r)
+	}
 	mustIgnore(t, tgt, sc, "replayed sas-confirm")
 	// A complete before the source confirmed is out of order too.
 	src2, tgt2, offer2 := newPair(t, Options{})

@@ -55,6 +55,8 @@ func (s *Session) handleTarget(m *Message) (Result, error) {
 		wipe(want[:])
 		if !ok {
 			s.state = Aborted
+			s.payload.wipe() // an early payload is discarded unread
+			s.payload = nil
 			ev, err := s.abortEvent(ReasonSASMismatch)
 			if err != nil {
 				return Result{}, err
@@ -67,9 +69,12 @@ func (s *Session) handleTarget(m *Message) (Result, error) {
 			s.state = Transferring
 		}
 		return s.release(), nil
-	case m.Type == TypePayload && (s.state == AwaitingConfirmation || s.state == Transferring) && s.payload == nil:
+	case m.Type == TypePayload && s.payload == nil:
+		// Buffered, and released only after the transcript check and the
+		// human's confirmation. It may arrive before the sas-confirm: relays
+		// and client libraries (go-nostr among them) may reorder deliveries.
 		p := *m
-		s.payload = &p // buffered: not released before both confirmations
+		s.payload = &p
 		return s.release(), nil
 	}
 	return Result{}, s.outOfOrder(m)
