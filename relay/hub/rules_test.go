@@ -1,0 +1,294 @@
+package hub
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+type T = nostr.Tag
+
+// step publishes one event of the world's keys and expects a result: "" for
+// accepted, else the start of the refusal.
+type step struct {
+	by      string
+	kind    int
+	content string
+	tags    []nostr.Tag
+	want    string
+	label   string // names the event for later steps' "#label"
+}
+
+func s(by string, kind int, want string, tags ...nostr.Tag) step {
+	return step{by: by, kind: kind, tags: tags, want: want}
+}
+
+// afterCheck asserts something about the hub once the steps ran.
+type afterCheck func(t *testing.T, h *Hub)
+
+// canRead/cannotRead check the live view's read gate.
+func canRead(ch, who string, want bool) afterCheck {
+	return func(t *testing.T, h *Hub) {
+		if got := h.snapshotView().canRead(ch, world.keys[who].PublicHex); got != want {
+			t.Errorf("%s can read %s: %v, want %v", who, ch, got, want)
+		}
+	}
+}
+
+func hasRole(ch, who string, want role) afterCheck {
+	return func(t *testing.T, h *Hub) {
+		if got, _ := h.snapshotView().role(ch, world.keys[who].PublicHex); got != want {
+			t.Errorf("%s's role in %s: %q, want %q", who, ch, got, want)
+		}
+	}
+}
+
+func ownerOf(agent, want string) afterCheck {
+	return func(t *testing.T, h *Hub) {
+		got, _ := h.snapshotView().ownerOf(world.keys[agent].PublicHex)
+		if want != "" {
+			want = world.keys[want].PublicHex
+		}
+		if got != want {
+			t.Errorf("owner of %s: %q, want %q", agent, got, want)
+		}
+	}
+}
+
+func revoked(owner, agent string) afterCheck {
+	return func(t *testing.T, h *Hub) {
+		if _, ok := h.snapshotView().revocations[[2]string{world.keys[owner].PublicHex, world.keys[agent].PublicHex}]; !ok {
+			t.Errorf("no revocation of %s by %s in the view", agent, owner)
+		}
+	}
+}
+
+func isHubMember(who string, want bool) afterCheck {
+	return func(t *testing.T, h *Hub) {
+		if _, got := h.snapshotView().members[world.keys[who].PublicHex]; got != want {
+			t.Errorf("%s is a hub member: %v, want %v", who, got, want)
+		}
+	}
+}
+
+// TestWriteRules runs every branch of the stored kinds' rules, each case on
+// a fresh copy of the world, and checks after each case that the view the
+// hub kept up to date change by change equals the one its tables give.
+func TestWriteRules(t *testing.T) {
+	exp := T{"expiration", "9999999999"}
+	cases := []struct {
+		name  string
+		steps []step
+		after []afterCheck
+	}{
+		// every event (checkEvent)
+		{"hub-signed kind", []step{s("alice", 39000, "restricted:", T{"d", "pub"})}, nil},
+		{"required tag missing", []step{s("alice", 9, "invalid:")}, nil},
+		{"required tag empty", []step{s("alice", 7, "invalid:", T{"e", ""})}, nil},
+		{"either of e|a", []step{s("alice", 5, "invalid:", T{"p", "@bob"})}, nil},
+		{"state kind with expiration", []step{s("alice", 9007, "invalid:", T{"h", "x"}, T{"name", "x"}, exp)}, nil},
+		{"content may expire", []step{s("alice", 9, "", T{"h", "pub"}, exp)}, nil},
+		{"two h tags", []step{s("alice", 9, "invalid:", T{"h", "pub"}, T{"h", "priv"})}, nil},
+		{"two h on a channel kind", []step{s("alice", 9021, "invalid:", T{"h", "pub"}, T{"h", "priv"})}, nil},
+		{"empty h", []step{s("alice", 1, "invalid:", T{"h", ""})}, nil},
+		{"h without value", []step{s("alice", 1, "invalid:", T{"h"})}, nil},
+		{"unknown channel", []step{s("alice", 1, "invalid:", T{"h", "nope"})}, nil},
+		{"archived channel", []step{s("alice", 1, "restricted:", T{"h", "arch"})}, nil},
+		{"private, not a member", []step{s("mallory", 1, "restricted:", T{"h", "priv"})}, nil},
+		{"private, member", []step{s("carol", 1, "", T{"h", "priv"})}, nil},
+		{"dm, not a participant", []step{s("carol", 9, "restricted:", T{"h", "dm"})}, nil},
+		{"open, not a member", []step{s("mallory", 1, "", T{"h", "pub"})}, nil},
+		{"profile into private", []step{s("mallory", 0, "restricted:", T{"h", "priv"})}, nil},
+		{"unregistered kind, no h", []step{s("mallory", 30023, "", T{"d", "x"})}, nil},
+
+		// hub membership
+		{"hub add by non-admin", []step{s("alice", 8000, "restricted:", T{"p", "@stranger"})}, []afterCheck{isHubMember("stranger", false)}},
+		{"hub add bad key", []step{s("admin", 8000, "invalid:", T{"p", "xyz"})}, nil},
+		{"hub add bad role", []step{s("admin", 8000, "invalid:", T{"p", "@stranger"}, T{"role", "owner"})}, nil},
+		{"hub add admin", []step{s("admin", 8000, "", T{"p", "@stranger"}, T{"role", "admin"}), s("stranger", 8001, "", T{"p", "@mallory"})},
+			[]afterCheck{isHubMember("stranger", true), isHubMember("mallory", false)}},
+		{"hub remove configured admin", []step{s("admin", 8001, "invalid:", T{"p", "@admin"})}, nil},
+		{"hub remove non-member", []step{s("admin", 8001, "invalid:", T{"p", "@stranger"})}, nil},
+		{"hub remove", []step{s("admin", 8001, "", T{"p", "@bob"})}, []afterCheck{isHubMember("bob", false)}},
+
+		// channel membership
+		{"add to missing channel", []step{s("alice", 9000, "invalid:", T{"h", "nope"}, T{"p", "@mallory"})}, nil},
+		{"add to archived", []step{s("alice", 9000, "restricted:", T{"h", "arch"}, T{"p", "@mallory"})}, nil},
+		{"add to dm", []step{s("alice", 9000, "restricted:", T{"h", "dm"}, T{"p", "@carol"})}, nil},
+		{"add by member", []step{s("carol", 9000, "restricted:", T{"h", "priv"}, T{"p", "@mallory"})}, nil},
+		{"add bad key", []step{s("alice", 9000, "invalid:", T{"h", "priv"}, T{"p", "abc"})}, nil},
+		{"add bad role", []step{s("alice", 9000, "invalid:", T{"h", "priv"}, T{"p", "@mallory", "boss"})}, nil},
+		{"admin grants admin", []step{s("bob", 9000, "restricted:", T{"h", "priv"}, T{"p", "@mallory", "admin"})}, nil},
+		{"admin adds guest by role tag", []step{s("bob", 9000, "", T{"h", "priv"}, T{"p", "@mallory"}, T{"role", "guest"})},
+			[]afterCheck{hasRole("priv", "mallory", roleGuest), canRead("priv", "mallory", true)}},
+		{"owner grants owner", []step{s("alice", 9000, "", T{"h", "priv"}, T{"p", "@bob", "owner"})}, []afterCheck{hasRole("priv", "bob", roleOwner)}},
+		{"admin demotes owner", []step{s("bob", 9000, "restricted:", T{"h", "priv"}, T{"p", "@alice", "member"})}, nil},
+		{"last owner demotes self", []step{s("alice", 9000, "invalid:", T{"h", "priv"}, T{"p", "@alice", "admin"})}, []afterCheck{hasRole("priv", "alice", roleOwner)}},
+		{"owner demoted when not the last", []step{
+			s("alice", 9000, "", T{"h", "priv"}, T{"p", "@bob", "owner"}),
+			s("bob", 9000, "", T{"h", "priv"}, T{"p", "@alice", "member"})}, []afterCheck{hasRole("priv", "alice", roleMember)}},
+		{"remove by member", []step{s("carol", 9001, "restricted:", T{"h", "priv"}, T{"p", "@bob"})}, nil},
+		{"remove self", []step{s("carol", 9001, "", T{"h", "priv"}, T{"p", "@carol"})}, []afterCheck{canRead("priv", "carol", false)}},
+		{"remove non-member", []step{s("alice", 9001, "invalid:", T{"h", "priv"}, T{"p", "@mallory"})}, nil},
+		{"admin removes owner", []step{s("bob", 9001, "restricted:", T{"h", "priv"}, T{"p", "@alice"})}, nil},
+		{"owner removes owner", []step{
+			s("alice", 9000, "", T{"h", "priv"}, T{"p", "@bob", "owner"}),
+			s("alice", 9001, "", T{"h", "priv"}, T{"p", "@bob"})}, []afterCheck{hasRole("priv", "bob", noRole)}},
+		{"last owner removes self", []step{s("alice", 9001, "invalid:", T{"h", "priv"}, T{"p", "@alice"})}, nil},
+		{"join private", []step{s("mallory", 9021, "restricted:", T{"h", "priv"})}, nil},
+		{"join twice", []step{s("mallory", 9021, "", T{"h", "pub"}), s("mallory", 9021, "duplicate:", T{"h", "pub"})},
+			[]afterCheck{hasRole("pub", "mallory", roleMember)}},
+		{"join archived", []step{s("mallory", 9021, "restricted:", T{"h", "arch"})}, nil},
+		{"leave as non-member", []step{s("mallory", 9022, "invalid:", T{"h", "priv"})}, nil},
+		{"leave", []step{s("carol", 9022, "", T{"h", "priv"})}, []afterCheck{canRead("priv", "carol", false)}},
+		{"last owner leaves", []step{s("alice", 9022, "invalid:", T{"h", "pub"})}, nil},
+
+		// channels
+		{"create bad id", []step{s("mallory", 9007, "invalid:", T{"h", "a b"}, T{"name", "x"})}, nil},
+		{"create existing", []step{s("mallory", 9007, "duplicate:", T{"h", "priv"}, T{"name", "x"})}, nil},
+		{"create bad visibility", []step{s("mallory", 9007, "invalid:", T{"h", "x"}, T{"name", "x"}, T{"visibility", "secret"})}, nil},
+		{"create bad type", []step{s("mallory", 9007, "invalid:", T{"h", "x"}, T{"name", "x"}, T{"type", "forum"})}, nil},
+		{"create without name", []step{s("mallory", 9007, "invalid:", T{"h", "x"})}, nil},
+		{"dm without participants", []step{s("mallory", 9007, "invalid:", T{"h", "x"}, T{"type", "dm"})}, nil},
+		{"dm with a bad key", []step{s("mallory", 9007, "invalid:", T{"h", "x"}, T{"type", "dm"}, T{"p", "zz"})}, nil},
+		{"dm with too many", []step{s("mallory", 9007, "invalid:", append([]nostr.Tag{{"h", "x"}, {"type", "dm"}}, manyP(9)...)...)}, nil},
+		{"dm is private", []step{s("mallory", 9007, "", T{"h", "x"}, T{"type", "dm"}, T{"visibility", "open"}, T{"p", "@carol"})},
+			[]afterCheck{canRead("x", "bob", false), hasRole("x", "carol", roleMember), hasRole("x", "mallory", roleOwner)}},
+		{"edit by member", []step{s("carol", 9002, "restricted:", T{"h", "priv"}, T{"name", "mine"})}, nil},
+		{"edit bad visibility", []step{s("alice", 9002, "invalid:", T{"h", "priv"}, T{"visibility", "hidden"})}, nil},
+		{"edit dm to open", []step{s("alice", 9002, "invalid:", T{"h", "dm"}, T{"visibility", "open"})}, nil},
+		{"edit archived", []step{s("alice", 9002, "restricted:", T{"h", "arch"}, T{"name", "back"})}, nil},
+		{"visibility edit opens a channel", []step{s("bob", 9002, "", T{"h", "priv"}, T{"visibility", "open"}, T{"about", "now open"}), s("mallory", 9, "", T{"h", "priv"})},
+			[]afterCheck{canRead("priv", "mallory", true)}},
+		{"visibility edit closes a channel", []step{s("alice", 9002, "", T{"h", "pub"}, T{"visibility", "private"}), s("mallory", 9, "restricted:", T{"h", "pub"})},
+			[]afterCheck{canRead("pub", "mallory", false)}},
+		{"archive by admin", []step{s("bob", 9008, "restricted:", T{"h", "priv"})}, nil},
+		{"archive", []step{s("alice", 9008, "", T{"h", "priv"}), s("carol", 9, "restricted:", T{"h", "priv"}), s("alice", 9008, "", T{"h", "priv"}, T{"alt", "again"})},
+			[]afterCheck{canRead("priv", "carol", true), canRead("priv", "mallory", false)}},
+
+		// threads
+		{"e without marker", []step{s("alice", 9, "invalid:", T{"h", "pub"}, T{"e", "#m"})}, nil},
+		{"parent missing", []step{s("alice", 9, "invalid:", T{"h", "pub"}, T{"e", strings.Repeat("0", 64), "", "root"})}, nil},
+		{"parent in another channel", []step{s("alice", 9, "invalid:", T{"h", "pub"}, T{"e", "#pm", "", "root"})}, nil},
+		{"reply to top level", []step{s("bob", 9, "", T{"h", "pub"}, T{"e", "#m", "", "reply"})}, nil},
+		{"root mismatch", []step{s("bob", 9, "invalid:", T{"h", "pub"}, T{"e", "#am", "", "root"}, T{"e", "#m", "", "reply"})}, nil},
+
+		// overlays
+		{"react to missing", []step{s("bob", 7, "invalid:", T{"e", strings.Repeat("0", 64)})}, nil},
+		{"react with wrong h", []step{s("bob", 7, "invalid:", T{"h", "priv"}, T{"e", "#m"})}, nil},
+		{"react into private", []step{s("mallory", 7, "restricted:", T{"e", "#pm"})}, nil},
+		{"react twice, delete, react again", []step{labelled("r", s("bob", 7, "", T{"e", "#m"})), s("bob", 7, "duplicate:", T{"e", "#m"}),
+			s("bob", 5, "", T{"e", "#r"}), s("bob", 7, "", T{"e", "#m"}, T{"alt", "again"})}, nil},
+		{"edit others'", []step{s("bob", 40003, "restricted:", T{"h", "pub"}, T{"e", "#m"})}, nil},
+		{"owner edits agent's", []step{s("alice", 40003, "", T{"h", "pub"}, T{"e", "#am"})}, nil},
+		{"edit into private as non-member", []step{s("mallory", 40003, "restricted:", T{"h", "priv"}, T{"e", "#pm"})}, nil},
+		{"delete others' in channel", []step{s("mallory", 9005, "restricted:", T{"h", "pub"}, T{"e", "#m"})}, nil},
+		{"admin deletes in channel", []step{s("bob", 9005, "", T{"h", "priv"}, T{"e", "#pm"})}, nil},
+		{"owner deletes agent's in channel", []step{s("alice", 9005, "", T{"h", "pub"}, T{"e", "#am"})}, nil},
+		{"delete lasting state by e", []step{s("alice", 5, "invalid:", T{"e", "#create-pub"})}, nil},
+		{"delete by malformed a", []step{s("alice", 5, "invalid:", T{"a", "+30023:@alice:x"})}, nil},
+		{"delete lasting state by a", []step{s("alice", 5, "invalid:", T{"a", "30450:@alice:@agent"})}, nil},
+		{"delete profile by e", []step{s("agent", 5, "", T{"e", "#profile"})}, []afterCheck{ownerOf("agent", "")}},
+		{"delete profile by a", []step{s("agent", 5, "", T{"a", "0:@agent:"})}, []afterCheck{ownerOf("agent", "")}},
+		{"delete profile by a with a d", []step{s("agent", 5, "", T{"a", "0:@agent:x"})}, []afterCheck{ownerOf("agent", "alice")}},
+		{"delete others' profile by a", []step{s("alice", 5, "", T{"a", "0:@agent:"})}, []afterCheck{ownerOf("agent", "alice")}},
+
+		// agents
+		{"profile with a bad auth tag", []step{s("mallory", 0, "invalid:", T{"auth", "@alice", "", "00"})}, nil},
+		{"profile without auth drops the owner", []step{s("agent", 0, "")}, []afterCheck{ownerOf("agent", "")}},
+		{"revocation without a valid d", []step{s("alice", 30450, "invalid:", T{"d", "xyz"})}, nil},
+		{"revocation", []step{s("alice", 30450, "", T{"d", "@agent"}, T{"p", "@agent"})}, []afterCheck{revoked("alice", "agent")}},
+		{"revocation with another p", []step{s("alice", 30450, "invalid:", T{"d", "@agent"}, T{"p", "@bob"})}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := worldHub(t)
+			labels := maps.Clone(world.labels)
+			for i, st := range c.steps {
+				ev := signAs(labels, st.by, st.kind, st.content, st.tags...)
+				if st.label != "" {
+					labels[st.label] = ev
+				}
+				got := publish(h, ev)
+				if (st.want == "" && got != "") || !strings.HasPrefix(got, st.want) {
+					t.Fatalf("step %d (kind %d by %s): got %q, want %q", i, st.kind, st.by, got, orOK(st.want))
+				}
+			}
+			for _, check := range c.after {
+				check(t, h)
+			}
+			checkViewMatchesTables(t, h)
+		})
+	}
+}
+
+func labelled(label string, st step) step {
+	st.label = label
+	return st
+}
+
+func orOK(s string) string {
+	if s == "" {
+		return "accepted"
+	}
+	return s + "..."
+}
+
+func manyP(n int) []nostr.Tag {
+	var out []nostr.Tag
+	for i := 0; i < n; i++ {
+		k, _ := identity.GenerateKeys()
+		out = append(out, nostr.Tag{"p", k.PublicHex})
+	}
+	return out
+}
+
+// TestEphemeralRules: ephemeral kinds are never stored, so the same rules run
+// against the in-memory view before fan-out.
+func TestEphemeralRules(t *testing.T) {
+	h := worldHub(t)
+	cases := []struct {
+		name, by, owner string // owner: the sender's attested owner
+		kind            int
+		tags            []nostr.Tag
+		want            string
+	}{
+		{"typing in open", "mallory", "", 20002, []nostr.Tag{{"h", "pub"}}, ""},
+		{"typing needs h", "mallory", "", 20002, nil, "invalid:"},
+		{"typing in private, non-member", "mallory", "", 20002, []nostr.Tag{{"h", "priv"}}, "restricted:"},
+		{"typing in private, member", "carol", "", 20002, []nostr.Tag{{"h", "priv"}}, ""},
+		{"typing in dm, participant", "bob", "", 20002, []nostr.Tag{{"h", "dm"}}, ""},
+		{"typing in archived", "alice", "", 20002, []nostr.Tag{{"h", "arch"}}, "restricted:"},
+		{"typing in two channels", "alice", "", 20002, []nostr.Tag{{"h", "pub"}, {"h", "priv"}}, "invalid:"},
+		{"typing in unknown channel", "alice", "", 20002, []nostr.Tag{{"h", "nope"}}, "invalid:"},
+		{"presence, no channel", "mallory", "", 20001, nil, ""},
+		{"frame agent to owner", "agent", "alice", 24200, []nostr.Tag{{"p", "@alice"}}, ""},
+		{"frame owner to agent", "alice", "", 24200, []nostr.Tag{{"p", "@agent"}}, ""},
+		{"frame to a stranger", "agent", "alice", 24200, []nostr.Tag{{"p", "@bob"}}, "restricted:"},
+		{"frame member to member", "bob", "", 24200, []nostr.Tag{{"p", "@alice"}}, "restricted:"},
+		{"frame to two", "agent", "alice", 24200, []nostr.Tag{{"p", "@alice"}, {"p", "@bob"}}, "invalid:"},
+		{"frame to owner twice", "agent", "alice", 24200, []nostr.Tag{{"p", "@alice"}, {"p", "@alice"}}, "invalid:"},
+		{"frame to none", "agent", "alice", 24200, nil, "invalid:"},
+		{"frame p without value", "agent", "alice", 24200, []nostr.Tag{{"p"}, {"p", "@alice"}}, "invalid:"},
+		{"frame to a bad key", "agent", "alice", 24200, []nostr.Tag{{"p", "ALICE"}}, "invalid:"},
+		{"pairing to one", "stranger", "", 24134, []nostr.Tag{{"p", "@alice"}}, ""},
+		{"pairing to two", "stranger", "", 24134, []nostr.Tag{{"p", "@alice"}, {"p", "@bob"}}, "invalid:"},
+	}
+	for _, c := range cases {
+		ev := signAs(world.labels, c.by, c.kind, "", c.tags...)
+		from := sender{pubkey: ev.PubKey}
+		if c.owner != "" {
+			from.owner = world.keys[c.owner].PublicHex
+		}
+		got := ""
+		if err := checkEvent(h.snapshotView(), ev, from); err != nil {
+			got = err.Error()
+		}
+		if (c.want == "" && got != "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: got %q, want %s", c.name, got, orOK(c.want))
+		}
+	}
+}
