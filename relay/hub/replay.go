@@ -25,13 +25,9 @@ func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
 				return err
 			}
 		}
-		evs, err := stateEvents(sqlTx)
-		if err != nil {
-			return err
-		}
 		h.proj.RolledBack() // the tables it cached from are being rebuilt
 		t := h.proj.tx(sqlTx, nil)
-		for _, ev := range evs {
+		return stateEvents(sqlTx, func(ev *nostr.Event) error {
 			replayed++
 			if _, err := sqlTx.Exec("SAVEPOINT r"); err != nil {
 				return err
@@ -42,8 +38,8 @@ func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
 				sqlTx.Exec("ROLLBACK TO r")
 			}
 			sqlTx.Exec("RELEASE r")
-		}
-		return nil
+			return nil
+		})
 	})
 	return replayed, refused, err
 }
@@ -52,31 +48,50 @@ type querier interface {
 	Query(string, ...any) (*sql.Rows, error)
 }
 
-func stateEvents(q querier) ([]*nostr.Event, error) {
+// stateEvents calls fn with every state event of the log in commit order. It
+// reads a page of events at a time, so the log is never all in memory.
+func stateEvents(q querier, fn func(*nostr.Event) error) error {
 	state := kinds.StateKinds()
 	ph := strings.TrimSuffix(strings.Repeat("?,", len(state)), ",")
-	args := make([]any, len(state))
+	args := make([]any, len(state), len(state)+1)
 	for i, k := range state {
 		args[i] = k
 	}
-	rows, err := q.Query("SELECT raw FROM events WHERE kind IN ("+ph+") ORDER BY seq", args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var evs []*nostr.Event
-	for rows.Next() {
-		var raw string
-		if err := rows.Scan(&raw); err != nil {
-			return nil, err
+	const page = 64
+	query := "SELECT seq, raw FROM events WHERE kind IN (" + ph + ") AND seq > ? ORDER BY seq LIMIT " + fmt.Sprint(page)
+	var after int64
+	for {
+		rows, err := q.Query(query, append(args, after)...)
+		if err != nil {
+			return err
 		}
-		ev := &nostr.Event{}
-		if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
-			return nil, err
+		var evs []*nostr.Event
+		for rows.Next() {
+			var raw string
+			if err := rows.Scan(&after, &raw); err != nil {
+				rows.Close()
+				return err
+			}
+			ev := &nostr.Event{}
+			if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
+				rows.Close()
+				return err
+			}
+			evs = append(evs, ev)
 		}
-		evs = append(evs, ev)
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		if len(evs) < page {
+			return nil
+		}
 	}
-	return evs, rows.Err()
 }
 
 // Verify rebuilds every projection of the log at dbPath into a scratch

@@ -101,9 +101,6 @@ type SQLite struct {
 	// transaction runs unprepared and is prepared after that batch commits.
 	wstmts map[string]*sql.Stmt
 	wanted map[string]bool
-	// deleted maps an event id to the authors of NIP-09 deletions naming it,
-	// so a deleted event is refused without a query. Writer goroutine only.
-	deleted map[string][]string
 
 	rmu    sync.Mutex // guards rstmts
 	rstmts map[string]*sql.Stmt
@@ -211,10 +208,6 @@ func Open(path string, opts Options) (*SQLite, error) {
 	ck.SetMaxOpenConns(1)
 	s := &SQLite{opts: opts, w: w, r: r, ck: ck, stopCk: make(chan struct{}), ckDone: make(chan struct{}), queue: make(chan *write, opts.QueueSize), done: make(chan struct{}),
 		wstmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}, rstmts: map[string]*sql.Stmt{}}
-	if err := s.loadDeleted(); err != nil {
-		s.Close()
-		return nil, err
-	}
 	go s.writer()
 	go s.checkpointer()
 	return s, nil
@@ -474,49 +467,19 @@ func (s *SQLite) commit(batch []*write) {
 	}
 }
 
-// loadDeleted rebuilds the deleted-id map from the kind 5 events in the log.
-func (s *SQLite) loadDeleted() error {
-	s.deleted = map[string][]string{}
-	rows, err := s.w.Query(`SELECT raw FROM events WHERE kind = ?`, kinds.Deletion)
-	if err != nil {
-		return fmt.Errorf("loading deletions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var raw string
-		if err := rows.Scan(&raw); err != nil {
-			return err
-		}
-		ev := &nostr.Event{}
-		if err := ev.UnmarshalJSON([]byte(raw)); err == nil {
-			s.noteDeletion(ev)
-		}
-	}
-	return rows.Err()
-}
-
-func (s *SQLite) noteDeletion(del *nostr.Event) {
-	for _, tag := range del.Tags {
-		if len(tag) >= 2 && tag[0] == "e" {
-			s.deleted[tag[1]] = append(s.deleted[tag[1]], del.PubKey)
-		}
-	}
-}
-
-func (s *SQLite) isDeleted(ev *nostr.Event) bool {
-	for _, pk := range s.deleted[ev.ID] {
-		if pk == ev.PubKey {
-			return true
-		}
-	}
-	return false
+// isDeleted reports whether a stored NIP-09 deletion by ev's author names ev
+// in an e tag. Deletions are events like any other, their e tags in the tag
+// index, so this is one indexed lookup and nothing is kept in memory.
+func isDeleted(tx *Tx, ev *nostr.Event) (bool, error) {
+	var gone bool
+	err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM tags t CROSS JOIN events e ON e.seq = t.seq
+		WHERE t.name = 'e' AND t.value = ? AND e.kind = ? AND e.pubkey = ?)`,
+		ev.ID, kinds.Deletion, ev.PubKey).Scan(&gone)
+	return gone, err
 }
 
 // rolledBack tells the projector, if it caches, that writes it saw were undone.
 func (s *SQLite) rolledBack() {
-	if err := s.loadDeleted(); err != nil {
-		s.opts.Log("reloading deletions after a rollback failed", err)
-	}
 	if rb, ok := s.opts.Projector.(interface{ RolledBack() }); ok {
 		rb.RolledBack()
 	}
@@ -634,7 +597,6 @@ func (s *SQLite) apply(tx *Tx, w *write) error {
 		if err := applyDeletion(tx, w.ev); err != nil {
 			return err
 		}
-		s.noteDeletion(w.ev)
 	}
 	for _, d := range derived {
 		dp, err := s.check(tx, d, true)
@@ -676,7 +638,9 @@ func (s *SQLite) check(tx *Tx, ev *nostr.Event, lookup bool) (plan, error) {
 	case kinds.Ephemeral, kinds.NeverStored:
 		return p, reject(fmt.Sprintf("invalid: kind %d is %s and is never stored", ev.Kind, storage))
 	}
-	if s.isDeleted(ev) {
+	if gone, err := isDeleted(tx, ev); err != nil {
+		return p, fmt.Errorf("checking for a deletion: %w", err)
+	} else if gone {
 		return p, reject("blocked: this event was deleted by its author")
 	}
 	if lookup || storage == kinds.Replaceable || storage == kinds.Addressable {
@@ -838,16 +802,14 @@ func deleteByID(tx *Tx, id string) error {
 // indexedTags lists the distinct (name, value) pairs of ev's single-letter tags.
 func indexedTags(ev *nostr.Event) [][2]string {
 	out := make([][2]string, 0, len(ev.Tags))
+	seen := make(map[[2]string]struct{}, len(ev.Tags))
 	for _, tag := range ev.Tags {
 		if len(tag) < 2 || len(tag[0]) != 1 {
 			continue
 		}
 		k := [2]string{tag[0], tag[1]}
-		dup := false
-		for _, o := range out {
-			dup = dup || o == k
-		}
-		if !dup {
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
 			out = append(out, k)
 		}
 	}
