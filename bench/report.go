@@ -139,12 +139,14 @@ func renderTable(c *config, res *results) string {
 	}
 	under2ms := func(h, _ cell) bool { return h.ok && h.num < float64(2*time.Millisecond) }
 	zero := func(h, _ cell) bool { return h.ok && h.num == 0 }
-	reads := []struct{ name, label string }{
-		{"history", fmt.Sprintf("channel history at %s stored: `{\"#h\":[ch],\"kinds\":[9],\"limit\":50,\"until\":rand}` over %d channels", stored, numChannels)},
-		{"#e", fmt.Sprintf("lookup at %s: `{\"#e\":[random referenced id],\"kinds\":[9],\"limit\":50}`", stored)},
-		{"#p", fmt.Sprintf("lookup at %s: `{\"#p\":[random mentioned pubkey],\"kinds\":[9],\"limit\":50}`", stored)},
-		{"authors", fmt.Sprintf("lookup at %s: `{\"authors\":[admin],\"limit\":20,\"until\":rand}`", stored)},
-		{"ids", fmt.Sprintf("lookup at %s: `{\"ids\":[random stored id],\"kinds\":[9]}`", stored)},
+	type readRow struct{ name, label string }
+	var reads []readRow
+	for _, rq := range readQueries {
+		label := fmt.Sprintf("lookup at %s: `%s`", stored, rq.shape)
+		if rq.name == "history" {
+			label = fmt.Sprintf("channel history at %s stored: `%s` over %d channels", stored, rq.shape, numChannels)
+		}
+		reads = append(reads, readRow{rq.name, label})
 	}
 	for _, rd := range reads {
 		name := rd.name
@@ -266,9 +268,9 @@ func renderTable(c *config, res *results) string {
 		if x.r.Burst != nil && x.r.Burst.Reason != "" {
 			fmt.Fprintf(&b, "\n%s burst refusal: %s\n", x.name, x.r.Burst.Reason)
 		}
-		for _, k := range []string{"history", "#e", "#p", "authors", "ids"} {
-			if qr := x.r.Queries[k]; qr != nil && qr.Reason != "" {
-				fmt.Fprintf(&b, "\n%s %s CLOSED: %s\n", x.name, k, qr.Reason)
+		for _, rq := range readQueries {
+			if qr := x.r.Queries[rq.name]; qr != nil && qr.Reason != "" {
+				fmt.Fprintf(&b, "\n%s %s CLOSED: %s\n", x.name, rq.name, qr.Reason)
 			}
 		}
 	}

@@ -333,6 +333,39 @@ func queryClient(ctx context.Context, s *server) (*client, *atomic.Pointer[pendi
 	return c, cur, err
 }
 
+// readQuery is one kind of timed REQ of the read workloads.
+type readQuery struct {
+	name   string
+	shape  string // the filter as the report shows it
+	filter func(m *corpusMeta, r *rand.Rand, until func() *nostr.Timestamp) nostr.Filter
+}
+
+// readQueries are the read workloads' queries, in the order they run. The
+// kind-less #e and #p lookups are what a generic NIP-01 client sends.
+var readQueries = []readQuery{
+	{"history", `{"#h":[ch],"kinds":[9],"limit":50,"until":rand}`, func(m *corpusMeta, r *rand.Rand, until func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"h": {m.Channels[r.IntN(len(m.Channels))]}}, Kinds: []int{9}, Limit: 50, Until: until()}
+	}},
+	{"#e", `{"#e":[random referenced id],"kinds":[9],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Kinds: []int{9}, Limit: 50}
+	}},
+	{"#e any kind", `{"#e":[random referenced id],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Limit: 50}
+	}},
+	{"#p", `{"#p":[random mentioned pubkey],"kinds":[9],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9}, Limit: 50}
+	}},
+	{"#p any kind", `{"#p":[random mentioned pubkey],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Limit: 50}
+	}},
+	{"authors", `{"authors":[admin],"limit":20,"until":rand}`, func(m *corpusMeta, _ *rand.Rand, until func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Authors: []string{m.Admin}, Limit: 20, Until: until()}
+	}},
+	{"ids", `{"ids":[random stored id],"kinds":[9]}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{IDs: []string{m.SampleIDs[r.IntN(len(m.SampleIDs))]}, Kinds: []int{9}}
+	}},
+}
+
 type querySizes struct {
 	history, lookups int
 	budget           time.Duration
@@ -357,22 +390,13 @@ func runReads(ctx context.Context, s *server, m *corpusMeta, qs querySizes) ([]*
 		n    int
 		mk   func(i int) nostr.Filter
 	}
-	qsList := []q{
-		{"history", qs.history, func(int) nostr.Filter {
-			return nostr.Filter{Tags: nostr.TagMap{"h": {m.Channels[r.IntN(len(m.Channels))]}}, Kinds: []int{9}, Limit: 50, Until: randUntil()}
-		}},
-		{"#e", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Kinds: []int{9}, Limit: 50}
-		}},
-		{"#p", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9}, Limit: 50}
-		}},
-		{"authors", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{Authors: []string{m.Admin}, Limit: 20, Until: randUntil()}
-		}},
-		{"ids", qs.lookups, func(int) nostr.Filter {
-			return nostr.Filter{IDs: []string{m.SampleIDs[r.IntN(len(m.SampleIDs))]}, Kinds: []int{9}}
-		}},
+	var qsList []q
+	for _, rq := range readQueries {
+		n := qs.lookups
+		if rq.name == "history" {
+			n = qs.history
+		}
+		qsList = append(qsList, q{rq.name, n, func(int) nostr.Filter { return rq.filter(m, r, randUntil) }})
 	}
 	for _, x := range qsList {
 		logf("%s: %s queries (up to %d, budget %s)", s.name, x.name, x.n, qs.budget)

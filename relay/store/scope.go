@@ -171,8 +171,15 @@ func (s *SQLite) Unreadable(ctx context.Context, ids []string, scope *Scope) (st
 	for _, id := range ids {
 		all = append(all, id)
 	}
+	st, cached, err := s.readStmt(q)
+	if err != nil {
+		return "", err
+	}
+	if !cached {
+		defer st.Close()
+	}
 	var id string
-	err := s.r.QueryRowContext(ctx, q, append(all, args...)...).Scan(&id)
+	err = st.QueryRowContext(context.WithoutCancel(ctx), append(all, args...)...).Scan(&id) // one short step: see QueryRaw
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
