@@ -9,6 +9,7 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -34,6 +35,7 @@ type v1Peer struct {
 	sasIn   []byte
 	ws      *websocket.Conn
 	in      chan *nostr.Event
+	last    nostr.Event // the last event sent
 }
 
 func v1HKDF(ikm, salt []byte, info string) []byte {
@@ -60,7 +62,10 @@ func newV1Peer(t *testing.T, relay string) *v1Peer {
 	t.Helper()
 	p := &v1Peer{t: t, sk: nostr.GeneratePrivateKey(), in: make(chan *nostr.Event, 16)}
 	p.pub, _ = nostr.GetPublicKey(p.sk)
-	ws, _, err := websocket.DefaultDialer.Dial(relay, nil)
+	// A plain v1 peer knows nothing of hive's pin: it skips certificate
+	// checks here (the test hub's certificate is self-signed).
+	d := websocket.Dialer{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, HandshakeTimeout: 5 * time.Second}
+	ws, _, err := d.Dial(relay, nil)
 	if err != nil {
 		t.Fatalf("v1 peer: connecting to %s: %v", relay, err)
 	}
@@ -122,7 +127,7 @@ func (p *v1Peer) transcript(sourcePub, targetPub string) string {
 	return hex.EncodeToString(v1HKDF(t, p.secret, "nostr-pair-transcript-v1"))
 }
 
-// send encrypts msg to the peer and publishes it; it returns the OK message.
+// send encrypts msg to the peer and publishes it.
 func (p *v1Peer) send(msg map[string]any) {
 	p.t.Helper()
 	b, _ := json.Marshal(msg)
@@ -132,7 +137,21 @@ func (p *v1Peer) send(msg map[string]any) {
 	}
 	ev := nostr.Event{Kind: v1Kind, CreatedAt: nostr.Now() - 5, Tags: nostr.Tags{{"p", p.peer}}, Content: ct}
 	ev.Sign(p.sk)
+	p.last = ev
 	p.ws.WriteJSON([]any{"EVENT", ev})
+}
+
+// replay sends the last event again, byte for byte.
+func (p *v1Peer) replay() { p.ws.WriteJSON([]any{"EVENT", p.last}) }
+
+// quiet asserts that nothing arrives for the peer within d.
+func (p *v1Peer) quiet(d time.Duration) {
+	p.t.Helper()
+	select {
+	case ev := <-p.in:
+		p.t.Fatalf("v1 peer: unexpected event from %s", ev.PubKey)
+	case <-time.After(d):
+	}
 }
 
 // recv returns the next decrypted message from the peer.
@@ -180,6 +199,21 @@ func v1Target(t *testing.T, uri string) *v1Peer {
 	p.secret, _ = hex.DecodeString(vals["secret"])
 	p.setPeer(pk)
 	p.send(map[string]any{"type": "offer", "version": 1, "session_id": p.sessionID()})
+	return p
+}
+
+// v1Stranger has read uri but only sends an abort to the source.
+func v1Stranger(t *testing.T, uri string) *v1Peer {
+	t.Helper()
+	u, err := url.Parse(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := url.ParseQuery(u.RawQuery)
+	p := newV1Peer(t, q.Get("relay"))
+	p.secret, _ = hex.DecodeString(q.Get("secret"))
+	p.setPeer(u.Host)
+	p.send(map[string]any{"type": "abort", "reason": "user_denied"})
 	return p
 }
 
