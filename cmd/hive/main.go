@@ -17,7 +17,9 @@ func main() {
 	}
 	addGlobalFlags(root)
 	usageErrors(root)
-	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(), newBridgeCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
+	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
+		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newWaitCmd(),
+		newBridgeCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
 	if err := root.Execute(); err != nil {
 		// a flag error stops parsing before --json is read: look for it
 		asJSON, _ := root.PersistentFlags().GetBool("json")
