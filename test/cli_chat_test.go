@@ -1,0 +1,174 @@
+package test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type rowJSON struct {
+	ID        string         `json:"id"`
+	Channel   string         `json:"channel"`
+	Author    string         `json:"author"`
+	Text      string         `json:"text"`
+	Edited    bool           `json:"edited"`
+	ReplyTo   string         `json:"reply_to"`
+	Reactions map[string]int `json:"reactions"`
+}
+
+func rows(t *testing.T, out string) []rowJSON {
+	t.Helper()
+	var rs []rowJSON
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var r rowJSON
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("not NDJSON: %q", l)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// Two members chat through the real binary over wss: member add, channel
+// create/join, send, reply, react, edit, delete, read with overlays and
+// unread counts, tail --follow, dm, wait.
+func TestChatThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "hub")
+	p, pin := startTLSHub(t, data)
+	c := newCLI(t)
+	c.ok("profile", "add", "admin", "--hub", p.URL, "--pin", pin, "--key", filepath.Join(data, "admin.key"))
+	var alice, bob struct{ Npub string }
+	json.Unmarshal([]byte(c.ok("profile", "add", "alice", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &alice)
+	json.Unmarshal([]byte(c.ok("profile", "add", "bob", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &bob)
+	// not yet a member: refused with exit 3
+	if _, errOut, code := c.run("channel", "list", "--profile", "alice"); code != 3 {
+		t.Fatalf("non-member: exit %d %s", code, errOut)
+	}
+	c.ok("member", "add", alice.Npub, "--profile", "admin")
+	c.ok("member", "add", bob.Npub, "--profile", "admin")
+	members := c.ok("member", "list", "--profile", "admin", "--json")
+	if !strings.Contains(members, alice.Npub) || !strings.Contains(members, bob.Npub) {
+		t.Fatalf("member list: %s", members)
+	}
+	c.ok("channel", "create", "General Chat", "--profile", "alice")
+	if _, _, code := c.run("channel", "create", "Another", "--id", "general-chat", "--profile", "alice"); code != 5 {
+		t.Fatalf("second create: exit %d, want 5", code)
+	}
+	c.ok("channel", "join", "general-chat", "--profile", "bob")
+
+	// bob follows by name
+	follow := exec.Command(binary(t), "tail", "General Chat", "--follow", "--json", "--profile", "bob", "--limit", "0")
+	follow.Env = append(os.Environ(), "HIVE_HOME="+c.home)
+	stdout, _ := follow.StdoutPipe()
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	time.Sleep(500 * time.Millisecond)
+
+	first := rows(t, c.ok("send", "general-chat", "hello bob", "--profile", "alice", "--json"))[0]
+	cmd := exec.Command(binary(t), "send", "general-chat", "-", "--profile", "alice", "--json", "--reply-to", first.ID)
+	cmd.Env = append(os.Environ(), "HIVE_HOME="+c.home)
+	cmd.Stdin = strings.NewReader("from stdin\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := rows(t, string(out))[0]
+	if reply.ReplyTo != first.ID || reply.Text != "from stdin" {
+		t.Fatalf("reply %+v", reply)
+	}
+	for _, want := range []string{first.ID, reply.ID} {
+		select {
+		case l := <-lines:
+			if r := rows(t, l)[0]; r.ID != want { // live rows come in commit order
+				t.Fatalf("tail got %s, want %s", r.ID, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("tail --follow printed nothing")
+		}
+	}
+	// unread for bob: 2 content rows by alice; reactions and edits never count
+	c.ok("react", first.ID, "+", "--profile", "bob")
+	c.ok("edit", first.ID, "hello bob (edited)", "--profile", "alice")
+	third := rows(t, c.ok("send", "general-chat", "delete me", "--profile", "alice", "--json"))[0]
+	c.ok("delete", third.ID, "--profile", "alice")
+	var ch struct {
+		ID     string
+		Unread *int
+	}
+	json.Unmarshal([]byte(c.ok("channel", "list", "--profile", "bob", "--json")), &ch)
+	if ch.ID != "general-chat" || ch.Unread == nil || *ch.Unread != 3 {
+		t.Fatalf("bob's unread before read: %+v", ch)
+	}
+	hist := rows(t, c.ok("read", "general-chat", "--profile", "bob", "--json"))
+	byID := map[string]rowJSON{}
+	for _, r := range hist {
+		byID[r.ID] = r
+	}
+	// rows of the same second are in id order (the hub's order), so look them up by id
+	if h := byID[first.ID]; len(hist) != 2 || h.Text != "hello bob (edited)" || !h.Edited || h.Reactions["+"] != 1 || byID[reply.ID].Text != "from stdin" {
+		t.Fatalf("read: %+v", hist)
+	}
+	json.Unmarshal([]byte(c.ok("channel", "list", "--profile", "bob", "--json")), &ch)
+	if ch.Unread == nil || *ch.Unread != 0 {
+		t.Fatalf("bob's unread after read: %+v", ch)
+	}
+	// wait: bob waits for alice's reply to his question
+	q := rows(t, c.ok("send", "general-chat", "question?", "--profile", "bob", "--json"))[0]
+	waitOut := make(chan string, 1)
+	go func() {
+		o, _, code := c.run("wait", "--reply-to", q.ID, "--from", alice.Npub, "--timeout", "20s", "--profile", "bob", "--json")
+		if code != 0 {
+			o = ""
+		}
+		waitOut <- o
+	}()
+	time.Sleep(700 * time.Millisecond)
+	ans := rows(t, c.ok("send", "general-chat", "answer", "--reply-to", q.ID, "--profile", "alice", "--json"))[0]
+	if got := <-waitOut; got == "" || rows(t, got)[0].ID != ans.ID {
+		t.Fatalf("wait printed %q, want %s", got, ans.ID)
+	}
+	if _, _, code := c.run("wait", "--reply-to", q.ID, "--from", bob.Npub, "--timeout", "1s", "--profile", "bob"); code != 6 {
+		t.Fatalf("wait timeout: exit %d, want 6", code)
+	}
+	// dm, and errors by the contract
+	dm := rows(t, c.ok("dm", bob.Npub, "psst", "--profile", "alice", "--json"))[0]
+	if got := rows(t, c.ok("read", dm.Channel, "--profile", "bob", "--json")); len(got) != 1 || got[0].Text != "psst" {
+		t.Fatalf("bob's dm: %+v", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"send", "no-such-channel", "x", "--profile", "bob"}, 4},
+		{[]string{"read", "general-chat", "--limit", "0", "--profile", "bob"}, 1},
+		{[]string{"edit", first.ID, "not mine", "--profile", "bob"}, 3},
+		{[]string{"react", strings.Repeat("0", 64), "--profile", "bob"}, 4},
+		{[]string{"send", "general-chat", "x", "--profile", "bob", "--hub", "wss://127.0.0.1:1"}, 2},
+	} {
+		_, errOut, code := c.run(append(tc.args, "--json")...)
+		if code != tc.code {
+			t.Errorf("hive %s: exit %d, want %d: %s", strings.Join(tc.args, " "), code, tc.code, errOut)
+		}
+	}
+	_ = io.Discard
+}
