@@ -49,7 +49,16 @@ func OverlayKinds() []int {
 // Channels returns the channels the client may see, sorted by name, with
 // their members and the client's role.
 func (c *Client) Channels(ctx context.Context) ([]Channel, error) {
-	metas, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.GroupMetadata}, Limit: 5000})
+	return c.channels(ctx, nil)
+}
+
+// channels loads the channels with the given ids (all for nil).
+func (c *Client) channels(ctx context.Context, only []string) ([]Channel, error) {
+	f := nostr.Filter{Kinds: []int{kinds.GroupMetadata}, Limit: 5000}
+	if only != nil {
+		f.Tags = nostr.TagMap{"d": only}
+	}
+	metas, err := c.Query(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +125,9 @@ func channelFromMeta(m nostr.Event) Channel {
 // ResolveChannel finds a channel by id, else by name. A name two channels
 // share is a conflict naming their ids.
 func (c *Client) ResolveChannel(ctx context.Context, arg string) (Channel, error) {
+	if byID, err := c.channels(ctx, []string{arg}); err == nil && len(byID) == 1 {
+		return byID[0], nil
+	}
 	all, err := c.Channels(ctx)
 	if err != nil {
 		return Channel{}, err

@@ -16,6 +16,7 @@ type rowJSON struct {
 	ID        string         `json:"id"`
 	Channel   string         `json:"channel"`
 	Author    string         `json:"author"`
+	CreatedAt int64          `json:"created_at"`
 	Text      string         `json:"text"`
 	Edited    bool           `json:"edited"`
 	ReplyTo   string         `json:"reply_to"`
