@@ -33,13 +33,23 @@ func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string 
 	if err := a.Conditions.CheckTime(int64(auth.CreatedAt)); err != nil {
 		return "restricted: attestation not valid at this AUTH's created_at: " + err.Error() + "; ask your owner for a fresh one"
 	}
-	if _, ok := v.members[a.Owner]; !ok {
-		return "restricted: the owner who attested " + npub + " is not a member of this hub"
-	}
-	if at, ok := v.revocations[[2]string{a.Owner, pk}]; ok && identity.RevokedBy(a.Conditions, at) {
-		return "restricted: this attestation was revoked by its owner; ask for a new one"
+	if msg := v.attestationStands(a, pk); msg != "" {
+		return msg
 	}
 	c.SetOwner(a.Owner)
 	c.SetMeta(a)
+	return ""
+}
+
+// attestationStands: an attested key may act only while its owner is a hub
+// member and the owner has not revoked the attestation. It returns the
+// refusal, or "".
+func (v *view) attestationStands(a *identity.Attestation, agent string) string {
+	if _, ok := v.members[a.Owner]; !ok {
+		return "restricted: the owner who attested this key is not a member of this hub"
+	}
+	if at, ok := v.revocations[[2]string{a.Owner, agent}]; ok && identity.RevokedBy(a.Conditions, at) {
+		return "restricted: this attestation was revoked by its owner; ask for a new one"
+	}
 	return ""
 }

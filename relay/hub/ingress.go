@@ -18,11 +18,8 @@ func (h *Hub) rejectEvent(_ context.Context, c *relay.Conn, ev *nostr.Event) str
 	}
 	v := h.snapshotView()
 	if a, ok := c.Meta().(*identity.Attestation); ok {
-		if _, member := v.members[a.Owner]; !member {
-			return "restricted: your owner is no longer a hub member"
-		}
-		if at, ok := v.revocations[[2]string{a.Owner, ev.PubKey}]; ok && identity.RevokedBy(a.Conditions, at) {
-			return "restricted: your attestation was revoked"
+		if msg := v.attestationStands(a, ev.PubKey); msg != "" {
+			return msg
 		}
 		if err := a.Conditions.Check(ev.Kind, int64(ev.CreatedAt)); err != nil {
 			return "restricted: your owner's attestation does not cover this event: " + err.Error()
