@@ -56,3 +56,53 @@ func BenchmarkIngestMessages(b *testing.B) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkViewUpdate compares, on a hub with 500 private channels of 20
+// members each, what a state change cost before (reloading the view from the
+// tables) with what it costs now (applying its delta to a copy of what it
+// changes).
+func BenchmarkViewUpdate(b *testing.B) {
+	admin, _ := identity.GenerateKeys()
+	hk, _ := identity.GenerateKeys()
+	h, err := Open(Config{DBPath: filepath.Join(b.TempDir(), "hive.db"), Admin: admin.PublicHex, Keys: hk, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	sign := func(kind int, tags ...nostr.Tag) *nostr.Event {
+		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Now(), Tags: tags}
+		ev.Sign(admin.SecretHex)
+		return ev
+	}
+	members := make([]string, 20)
+	for i := range members {
+		k, _ := identity.GenerateKeys()
+		members[i] = k.PublicHex
+	}
+	var wg sync.WaitGroup
+	for c := 0; c < 500; c++ {
+		id := fmt.Sprint("c", c)
+		if _, err := h.Store.Publish(ctx, sign(9007, nostr.Tag{"h", id}, nostr.Tag{"name", id}, nostr.Tag{"visibility", "private"})); err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range members {
+			wg.Add(1)
+			h.Store.PublishAsync(ctx, sign(9000, nostr.Tag{"h", id}, nostr.Tag{"p", m}), func([]*nostr.Event, error) { wg.Done() })
+		}
+	}
+	wg.Wait()
+	b.Run("reload", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := loadView(h.Store.ReadDB(), h.admin); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("delta", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			ch, pk, r := fmt.Sprint("c", i%500), members[i%20], []role{roleGuest, roleMember}[i%2]
+			h.publishView([]delta{func(e *viewEdit) { e.setRole(ch, pk, r) }})
+		}
+	})
+}
