@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"database/sql"
+
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -61,8 +63,7 @@ func (t *tx) reaction(ev *nostr.Event) (*change, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, reject("duplicate: you already reacted %q to this event", ev.Content)
 	}
-	t.warmTargets(ev)
-	return nil, nil
+	return nil, t.warmTargets(ev)
 }
 
 // edit: by the target's author or the author's owner, who can write there.
@@ -110,7 +111,7 @@ func (t *tx) deleteInChannel(ev *nostr.Event) (*change, error) {
 // address however spelled, and undoes the effect of the state events it lets
 // go. All targets are checked before any projection row changes.
 func (t *tx) deletion(ev *nostr.Event) (*change, error) {
-	var reactions []string
+	var ids []string
 	profileGone := false
 	for _, tg := range ev.Tags {
 		if len(tg) < 2 {
@@ -118,22 +119,7 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 		}
 		switch tg[0] {
 		case "e":
-			target, err := t.event(tg[1])
-			if err != nil {
-				return nil, err
-			}
-			if target == nil || target.PubKey != ev.PubKey {
-				continue
-			}
-			if kinds.Classify(target.Kind).Undeletable() {
-				return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", target.Kind)
-			}
-			switch target.Kind {
-			case kinds.Reaction:
-				reactions = append(reactions, target.ID)
-			case kinds.Profile:
-				profileGone = true
-			}
+			ids = append(ids, tg[1])
 		case "a":
 			addr, err := kinds.ParseAddress(tg[1])
 			if err != nil {
@@ -151,12 +137,39 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 			}
 		}
 	}
+	// Only the author's own events are deleted; look them up in one pass.
+	var reactions []string
+	undeletable := -1
+	err := t.eachIn(`SELECT id, kind FROM events WHERE pubkey = ? AND id IN (%s)`, ids, func(r *sql.Rows) error {
+		var id string
+		var kind int
+		if err := r.Scan(&id, &kind); err != nil {
+			return err
+		}
+		switch {
+		case kinds.Classify(kind).Undeletable():
+			undeletable = kind
+		case kind == kinds.Reaction:
+			reactions = append(reactions, id)
+		case kind == kinds.Profile:
+			profileGone = true
+		}
+		return nil
+	}, ev.PubKey)
+	if err != nil {
+		return nil, err
+	}
+	if undeletable >= 0 {
+		return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", undeletable)
+	}
 	for _, id := range reactions {
 		if _, err := t.Exec(`DELETE FROM reactions WHERE event_id = ?`, id); err != nil {
 			return nil, err
 		}
 	}
-	t.warmTargets(ev)
+	if err := t.warmTargets(ev); err != nil {
+		return nil, err
+	}
 	if profileGone {
 		return nil, t.setAgent(ev.PubKey, "", "")
 	}

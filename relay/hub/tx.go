@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay/store"
@@ -92,18 +93,54 @@ func (t *tx) note(d delta) {
 // warmTargets caches the channel recorded for each stored event ev names by
 // e tag: a reaction's or deletion's channel is its target's, and this way
 // judging it for live delivery needs no query.
-func (t *tx) warmTargets(ev *nostr.Event) {
+func (t *tx) warmTargets(ev *nostr.Event) error {
 	if t.targets == nil {
-		return
+		return nil
 	}
+	var ids []string
 	for tg := range ev.Tags.FindAll("e") {
-		if _, ok := t.targets.get(tg[1]); ok {
-			continue
-		}
-		if ch, stored := store.StoredChannel(t.Tx, tg[1]); stored {
-			t.targets.put(tg[1], ch)
+		if _, ok := t.targets.get(tg[1]); !ok {
+			ids = append(ids, tg[1])
 		}
 	}
+	return t.eachIn(`SELECT id, channel FROM events WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
+		var id string
+		var ch sql.NullString
+		if err := r.Scan(&id, &ch); err != nil {
+			return err
+		}
+		t.targets.put(id, ch.String)
+		return nil
+	})
+}
+
+// eachIn runs query, whose %s stands for a list of placeholders, over ids a
+// page at a time (after the leading args), calling fn for every row.
+func (t *tx) eachIn(query string, ids []string, fn func(*sql.Rows) error, args ...any) error {
+	const page = 256
+	for len(ids) > 0 {
+		n := min(len(ids), page)
+		all := append([]any{}, args...)
+		for _, id := range ids[:n] {
+			all = append(all, id)
+		}
+		rows, err := t.Query(fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", n), ",")), all...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := fn(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
 
 // writeCache holds channel rows and roles read or written by earlier events,
