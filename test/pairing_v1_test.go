@@ -62,6 +62,19 @@ func TestV1TargetWithHivePair(t *testing.T) {
 		t.Fatalf("pair: %v", ev)
 	}
 	pair.exit()
+
+	// The owner says no: the v1 target gets an abort and never a payload.
+	pair = h.owner.start("pair", "--transfer-key")
+	peer = v1Target(t, pair.next("uri")["uri"].(string))
+	pair.next("sas")
+	pair.answer("n")
+	if m := peer.recv(10 * time.Second); m["type"] != "abort" || m["reason"] != "user_denied" {
+		t.Fatalf("v1 target got %v after the owner said no", m)
+	}
+	peer.quiet(300 * time.Millisecond)
+	if c := pair.exit(); c != 3 {
+		t.Fatalf("pair exit %d after no", c)
+	}
 }
 
 // A plain NIP-AB v1 source (no pin, payload nsec1) pairs with `hive join`:
@@ -97,6 +110,27 @@ func TestV1SourceWithHiveJoin(t *testing.T) {
 	if pr := profileOf(t, laptop, "from-v1"); pr.Hubs[0] != hub.URL || pr.Attestation != "" {
 		t.Fatalf("profile %+v", pr)
 	}
+
+	// A source whose transcript does not match (another key in the middle):
+	// join aborts with sas_mismatch and uses nothing, though its human said yes.
+	peer, uri = v1Source(t, hub.URL+"/pair")
+	laptop = newCLI(t)
+	join = laptop.start("join", uri)
+	peer.acceptOffer(10 * time.Second)
+	join.next("sas")
+	join.answer("y")
+	peer.send(map[string]any{"type": "sas-confirm", "transcript_hash": strings.Repeat("ab", 32)})
+	peer.send(map[string]any{"type": "payload", "payload_type": "nsec", "payload": admin.Nsec()})
+	if m := peer.recv(10 * time.Second); m["type"] != "abort" || m["reason"] != "sas_mismatch" {
+		t.Fatalf("v1 source got %v, want abort sas_mismatch", m)
+	}
+	if ev := join.next("error"); !hasSubstr(ev["error"].(string), "SAS mismatch") {
+		t.Fatalf("join: %v", ev)
+	}
+	if c := join.exit(); c != 3 {
+		t.Fatalf("join exit %d", c)
+	}
+	noProfiles(t, laptop)
 }
 
 // The QR race: whoever offers first wins the source, so a man in the middle

@@ -97,7 +97,7 @@ func (u *pairUI) done(v map[string]any, text string) error {
 	if u.json {
 		return output(u.cmd, v, nil)
 	}
-	_, err := fmt.Fprintln(u.cmd.OutOrStdout(), text)
+	_, err := fmt.Fprintf(u.cmd.OutOrStdout(), "\n%s\n", text)
 	return err
 }
 
