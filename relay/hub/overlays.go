@@ -34,7 +34,8 @@ func (t *tx) target(ev *nostr.Event) (*nostr.Event, string, error) {
 	return target, ch, nil
 }
 
-// writable applies the channel write rule to the target's channel, if any.
+// writable applies the channel write rule to the target's channel, if any
+// (for overlays whose h is optional).
 func (t *tx) writable(channel, pk string) error {
 	if channel == "" {
 		return nil
@@ -66,13 +67,11 @@ func (t *tx) reaction(ev *nostr.Event) (*change, error) {
 	return nil, t.warmTargets(ev)
 }
 
-// edit: by the target's author or the author's owner, who can write there.
+// edit: by the target's author or the author's owner. Its h is the target's
+// channel, which checkEvent found writable.
 func (t *tx) edit(ev *nostr.Event) (*change, error) {
-	target, ch, err := t.target(ev)
+	target, _, err := t.target(ev)
 	if err != nil {
-		return nil, err
-	}
-	if err := t.writable(ch, ev.PubKey); err != nil {
 		return nil, err
 	}
 	ok, err := t.authorOrOwner(target, ev.PubKey)

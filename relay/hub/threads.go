@@ -10,15 +10,22 @@ func threadRules(rs ruleSet) {
 	rs.add((*tx).message, kinds.Message)
 }
 
-// threadRoot is the root of the thread ev belongs to: its root-marked e tag,
-// else itself.
+// threadRoot is the root of the thread ev belongs to: its root-marked e tag;
+// else its reply-marked one (a reply to a top-level message that names only
+// its parent); else ev itself.
 func threadRoot(ev *nostr.Event) string {
+	root := ev.ID
 	for _, tg := range ev.Tags {
-		if len(tg) >= 4 && tg[0] == "e" && tg[3] == "root" {
-			return tg[1]
+		if len(tg) >= 4 && tg[0] == "e" {
+			switch tg[3] {
+			case "root":
+				return tg[1]
+			case "reply":
+				root = tg[1]
+			}
 		}
 	}
-	return ev.ID
+	return root
 }
 
 // message: checkEvent already ran the channel rule on its h. Every e tag
