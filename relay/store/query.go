@@ -150,9 +150,10 @@ func buildQuery(f nostr.Filter, scope *Scope, cols string, now int64) (q string,
 	where = append(where, w...)
 	args = append(args, a...)
 	if scope != nil {
-		w, a := scope.sql()
-		where = append(where, w)
-		args = append(args, a...)
+		if w, a := scope.sql(f.Kinds); w != "" {
+			where = append(where, w)
+			args = append(args, a...)
+		}
 	}
 	q = "SELECT " + cols + " FROM " + from
 	if len(where) > 0 {
@@ -257,9 +258,10 @@ func (s *SQLite) CountFilters(ctx context.Context, filters []nostr.Filter, scope
 	var n int64
 	q := "SELECT COUNT(*) FROM events e WHERE (" + strings.Join(ors, " OR ") + ")"
 	if scope != nil {
-		w, a := scope.sql()
-		q += " AND " + w
-		args = append(args, a...)
+		if w, a := scope.sql(scopeKinds(filters)); w != "" {
+			q += " AND " + w
+			args = append(args, a...)
+		}
 	}
 	if err := s.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("error: count: %w", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,29 +71,60 @@ func StoredChannel(q interface {
 	return c.String, true
 }
 
-// sql renders the scope as one condition on the events row e.
-func (sc *Scope) sql() (string, []any) {
+// sql renders the scope as one condition on the events row e of a query
+// for kinds ks (nil: any kind), or "" when the scope cannot exclude any row
+// of those kinds. Only the gates of the kinds asked for are rendered.
+func (sc *Scope) sql(ks []int) (string, []any) {
+	authorOnly, recipientOnly, other := sc.AuthorOnly, sc.RecipientOnly, ks == nil
+	if ks != nil {
+		authorOnly, recipientOnly = nil, nil
+		for _, k := range ks {
+			switch {
+			case slices.Contains(sc.AuthorOnly, k):
+				authorOnly = append(authorOnly, k)
+			case slices.Contains(sc.RecipientOnly, k):
+				recipientOnly = append(recipientOnly, k)
+			default:
+				other = true
+			}
+		}
+	}
 	var cases []string
 	var args []any
-	if len(sc.AuthorOnly) > 0 {
-		cases = append(cases, "WHEN e.kind IN ("+intList(sc.AuthorOnly)+") THEN e.pubkey = ?")
+	if len(authorOnly) > 0 {
+		cases = append(cases, "WHEN e.kind IN ("+intList(authorOnly)+") THEN e.pubkey = ?")
 		args = append(args, sc.Reader)
 	}
-	if len(sc.RecipientOnly) > 0 {
-		cases = append(cases, "WHEN e.kind IN ("+intList(sc.RecipientOnly)+") THEN (e.pubkey = ? OR EXISTS "+
+	if len(recipientOnly) > 0 {
+		cases = append(cases, "WHEN e.kind IN ("+intList(recipientOnly)+") THEN (e.pubkey = ? OR EXISTS "+
 			"(SELECT 1 FROM tags s WHERE s.name = 'p' AND s.value = ? AND s.created_at = e.created_at AND s.seq = e.seq))")
 		args = append(args, sc.Reader, sc.Reader)
 	}
-	other := "1"
-	if len(sc.Hidden) > 0 {
+	channel := ""
+	if other && len(sc.Hidden) > 0 {
 		hidden, _ := json.Marshal(sc.Hidden)
-		other = "(e.channel IS NULL OR e.channel NOT IN (SELECT value FROM json_each(?)))"
+		channel = "(e.channel IS NULL OR e.channel NOT IN (SELECT value FROM json_each(?)))"
 		args = append(args, string(hidden))
 	}
-	if len(cases) == 0 {
-		return other, args
+	switch {
+	case len(cases) == 0:
+		return channel, args
+	case channel == "":
+		channel = "1"
 	}
-	return "(CASE " + strings.Join(cases, " ") + " ELSE " + other + " END)", args
+	return "(CASE " + strings.Join(cases, " ") + " ELSE " + channel + " END)", args
+}
+
+// scopeKinds is the union of the kinds filters ask for, nil if one asks for any.
+func scopeKinds(filters []nostr.Filter) []int {
+	var ks []int
+	for _, f := range filters {
+		if f.Kinds == nil {
+			return nil
+		}
+		ks = append(ks, f.Kinds...)
+	}
+	return ks
 }
 
 func intList(ks []int) string {
@@ -165,7 +197,10 @@ func (s *SQLite) Unreadable(ctx context.Context, ids []string, scope *Scope) (st
 	if scope == nil || len(ids) == 0 {
 		return "", nil
 	}
-	w, args := scope.sql()
+	w, args := scope.sql(nil)
+	if w == "" {
+		return "", nil
+	}
 	q := "SELECT e.id FROM events e WHERE e.id IN (" + placeholders(len(ids)) + ") AND NOT " + w + " LIMIT 1"
 	all := make([]any, 0, len(ids)+len(args))
 	for _, id := range ids {
