@@ -54,7 +54,7 @@ func (u *pairUI) say(format string, args ...any) {
 // ShowURI shows the QR code and the URI, then a spinner while waiting.
 func (u *pairUI) ShowURI(uri string) {
 	if u.png != "" {
-		if png, err := pairing.QRPNG(uri, 512); err == nil {
+		if png, err := pairing.QRPNG(uri, 8); err == nil {
 			if err := os.WriteFile(u.png, png, 0o600); err != nil {
 				fmt.Fprintf(u.cmd.ErrOrStderr(), "hive: writing %s: %v\n", u.png, err)
 			}
