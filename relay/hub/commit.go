@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"database/sql"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/ainb/hive/identity"
@@ -29,6 +31,35 @@ func (h *Hub) publishView(ds []delta) {
 		d(e)
 	}
 	h.view = e.next
+}
+
+// rememberChannels caches the channel the store recorded for each committed
+// reaction and deletion without an h (one query per commit that has any), so
+// judging them for live delivery, under the relay's subscription lock, needs
+// no query.
+func (h *Hub) rememberChannels(evs []*nostr.Event) {
+	var ids []any
+	for _, ev := range evs {
+		if (ev.Kind == kinds.Reaction || ev.Kind == kinds.Deletion) && ev.Tags.Find("h") == nil {
+			ids = append(ids, ev.ID)
+		}
+	}
+	if len(ids) == 0 || h.Store == nil {
+		return
+	}
+	rows, err := h.Store.ReadDB().Query(`SELECT id, channel FROM events WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...)
+	if err != nil {
+		h.log.Warn("caching the channels of committed events", "err", err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var ch sql.NullString
+		if rows.Scan(&id, &ch) == nil {
+			h.targets.put(id, ch.String)
+		}
+	}
 }
 
 // afterCommit hands the connections a removal or revocation cut off to the

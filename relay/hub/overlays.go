@@ -64,7 +64,7 @@ func (t *tx) reaction(ev *nostr.Event) (*change, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, reject("duplicate: you already reacted %q to this event", ev.Content)
 	}
-	return nil, t.warmTargets(ev)
+	return nil, nil
 }
 
 // edit: by the target's author or the author's owner. Its h is the target's
@@ -165,9 +165,6 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 		if _, err := t.Exec(`DELETE FROM reactions WHERE event_id = ?`, id); err != nil {
 			return nil, err
 		}
-	}
-	if err := t.warmTargets(ev); err != nil {
-		return nil, err
 	}
 	if profileGone {
 		return nil, t.setAgent(ev.PubKey, "", "")

@@ -53,7 +53,7 @@ func (p *projector) Apply(sqlTx *store.Tx, ev *nostr.Event) ([]*nostr.Event, err
 
 // tx wraps a write transaction for the rules; edits may be nil (replay).
 func (p *projector) tx(sqlTx *store.Tx, edits func(delta)) *tx {
-	return &tx{Tx: sqlTx, admin: p.hub.admin, rules: p.rules, cache: p.cache, edits: edits, targets: p.hub.targets}
+	return &tx{Tx: sqlTx, admin: p.hub.admin, rules: p.rules, cache: p.cache, edits: edits}
 }
 
 // RolledBack drops everything cached and pending: it may describe undone writes.
@@ -79,5 +79,6 @@ func (p *projector) Committed(evs []*nostr.Event) {
 	}
 	p.pending = p.pending[:0]
 	p.hub.publishView(ds)
+	p.hub.rememberChannels(evs)
 	p.hub.afterCommit(evs)
 }

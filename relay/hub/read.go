@@ -118,32 +118,42 @@ func onlyKinds(ks []int, allowed ...int) bool {
 	return len(ks) > 0
 }
 
-// channelCache is a small bounded map of event id → channel.
+// channelCache is a bounded map of event id → channel in two generations:
+// when the current one holds max/2 entries it becomes the old one and the
+// oldest generation is dropped, so an entry survives at least max/2 later
+// puts (a just-committed event is still cached when it is fanned out).
 type channelCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]string
+	mu       sync.Mutex
+	max      int
+	cur, old map[string]string
 }
 
 func newChannelCache(max int) *channelCache {
-	return &channelCache{max: max, m: make(map[string]string, max)}
+	return &channelCache{max: max, cur: map[string]string{}}
 }
 
 func (c *channelCache) get(id string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ch, ok := c.m[id]
+	if ch, ok := c.cur[id]; ok {
+		return ch, true
+	}
+	ch, ok := c.old[id]
+	if ok {
+		c.putLocked(id, ch)
+	}
 	return ch, ok
 }
 
 func (c *channelCache) put(id, ch string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		for k := range c.m { // drop an arbitrary entry
-			delete(c.m, k)
-			break
-		}
+	c.putLocked(id, ch)
+}
+
+func (c *channelCache) putLocked(id, ch string) {
+	if len(c.cur) >= c.max/2 {
+		c.old, c.cur = c.cur, make(map[string]string, c.max/2)
 	}
-	c.m[id] = ch
+	c.cur[id] = ch
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -301,5 +302,48 @@ func TestEphemeralRules(t *testing.T) {
 		if (c.want == "" && got != "") || !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s: got %q, want %s", c.name, got, orOK(c.want))
 		}
+	}
+}
+
+// TestCommittedChannelsCached: once a reaction or deletion commits, its
+// channel is cached before its fan-out, so the live read check needs no query.
+func TestCommittedChannelsCached(t *testing.T) {
+	h := worldHub(t)
+	for _, c := range []struct {
+		ev   *nostr.Event
+		want string
+	}{
+		{signAs(world.labels, "bob", 7, "+", T{"e", "#pm"}), "priv"},
+		{signAs(world.labels, "bob", 7, "+", T{"e", "#m"}), "pub"},
+		{signAs(world.labels, "alice", 5, "", T{"e", "#pm"}), "priv"},
+	} {
+		if got := publish(h, c.ev); got != "" {
+			t.Fatalf("kind %d refused: %s", c.ev.Kind, got)
+		}
+		if ch, ok := h.targets.get(c.ev.ID); !ok || ch != c.want {
+			t.Errorf("kind %d: cached channel %q (%v), want %q", c.ev.Kind, ch, ok, c.want)
+		}
+	}
+}
+
+// An entry of the channel cache survives at least max/2 later puts, and the
+// cache never holds more than max entries.
+func TestChannelCacheGenerations(t *testing.T) {
+	c := newChannelCache(8)
+	c.put("a", "pub")
+	for i := 0; i < 4; i++ {
+		c.put(fmt.Sprint(i), "x")
+		if ch, ok := c.get("a"); !ok || ch != "pub" {
+			t.Fatalf("entry lost after %d puts", i+1)
+		}
+	}
+	for i := 0; i < 100; i++ {
+		c.put(fmt.Sprint("n", i), "x")
+	}
+	if n := len(c.cur) + len(c.old); n > 8 {
+		t.Fatalf("cache holds %d entries, max 8", n)
+	}
+	if _, ok := c.get("a"); ok {
+		t.Fatal("an old entry was never dropped")
 	}
 }

@@ -58,8 +58,6 @@ type tx struct {
 	// edits receives the view changes of the event being applied; nil when
 	// nobody keeps a view (replay).
 	edits func(delta)
-	// targets is the hub's event → channel cache for live reads.
-	targets *channelCache
 }
 
 var _ state = (*tx)(nil)
@@ -88,30 +86,6 @@ func (t *tx) note(d delta) {
 	if t.edits != nil {
 		t.edits(d)
 	}
-}
-
-// warmTargets caches the channel recorded for each stored event ev names by
-// e tag: a reaction's or deletion's channel is its target's, and this way
-// judging it for live delivery needs no query.
-func (t *tx) warmTargets(ev *nostr.Event) error {
-	if t.targets == nil {
-		return nil
-	}
-	var ids []string
-	for tg := range ev.Tags.FindAll("e") {
-		if _, ok := t.targets.get(tg[1]); !ok {
-			ids = append(ids, tg[1])
-		}
-	}
-	return t.eachIn(`SELECT id, channel FROM events WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
-		var id string
-		var ch sql.NullString
-		if err := r.Scan(&id, &ch); err != nil {
-			return err
-		}
-		t.targets.put(id, ch.String)
-		return nil
-	})
 }
 
 // eachIn runs query, whose %s stands for a list of placeholders, over ids a
