@@ -18,18 +18,18 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	// The cheap checks first: a signature is verified only for an AUTH event
 	// that answers this connection's challenge for this hub, in time.
 	if msg := r.checkAuthEvent(ev, c.challenge, time.Now()); msg != "" {
-		c.send(okMsg(ev.ID, false, msg))
+		c.reply(okMsg(ev.ID, false, msg))
 		return
 	}
 	if msg := r.validate(ev); msg != "" {
-		c.send(okMsg(ev.ID, false, msg))
+		c.reply(okMsg(ev.ID, false, msg))
 		return
 	}
 	if cur := c.PubKey(); cur != "" {
 		if cur == ev.PubKey {
-			c.send(okMsg(ev.ID, true, ""))
+			c.reply(okMsg(ev.ID, true, ""))
 		} else {
-			c.send(okMsg(ev.ID, false, "restricted: this connection is already authenticated as another key; open a new connection"))
+			c.reply(okMsg(ev.ID, false, "restricted: this connection is already authenticated as another key; open a new connection"))
 		}
 		return
 	}
@@ -37,7 +37,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 		if msg := fn(c.ctx, c, ev); msg != "" {
 			c.SetOwner("")
 			c.SetMeta(nil)
-			c.send(okMsg(ev.ID, false, msg))
+			c.reply(okMsg(ev.ID, false, msg))
 			return
 		}
 	}
@@ -46,7 +46,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	c.mu.Unlock()
 	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
-	c.send(okMsg(ev.ID, true, ""))
+	c.reply(okMsg(ev.ID, true, ""))
 }
 
 // checkAuthEvent applies NIP-42's rules to an AUTH event.

@@ -86,6 +86,7 @@ func (c *Conn) leaveUnauth() {
 	held := c.slot
 	c.slot = false
 	t := c.authTimer
+	c.authTimer = nil
 	c.mu.Unlock()
 	if t != nil {
 		t.Stop()

@@ -17,8 +17,8 @@ import (
 
 // Conn is one client connection. Its reader goroutine only reads: messages go
 // to a bounded queue that a worker goroutine handles in order, and outbound
-// messages to a bounded queue drained by a writer goroutine. Worker and writer
-// exist only while they have something to do, so an idle connection costs one
+// frames to a queue that the relay's writers drain (writer.go). The worker
+// exists only while it has something to do, so an idle connection costs one
 // goroutine with a small stack.
 type Conn struct {
 	relay     *Relay
@@ -40,9 +40,12 @@ type Conn struct {
 	meta     any    // policy data attached at AUTH (e.g. the attestation)
 	in       [][]byte
 	working  bool
-	out      [][]byte
-	outBytes int
-	writing  bool
+	out      [][]byte  // complete frames waiting for a writer (writer.go)
+	outBytes int       // bytes in out and not yet taken by the socket
+	writing  bool      // a writer owns the socket's write side
+	midFrame bool      // a partly written frame is waiting for the rest
+	progress time.Time // when the socket last took bytes, or the queue filled
+	room     sync.Cond // signalled when the queue shrinks or the connection closes
 	closed   bool
 	dropping bool
 	subs     map[string]*subscription
@@ -71,6 +74,7 @@ func newConn(r *Relay, ws *websocket.Conn, req *http.Request, addr string) *Conn
 		inflight:  make(chan struct{}, r.cfg.MaxInflight),
 		queued:    make(chan struct{}, r.cfg.MaxQueued),
 	}
+	c.room.L = &c.mu
 	c.startUnauth()
 	return c
 }
@@ -133,6 +137,13 @@ func (c *Conn) readLoop() {
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(timeout))
 	})
+	// Control frames go through the outbound queue like the rest, so none
+	// lands inside a frame that is partly written.
+	c.ws.SetPingHandler(func(data string) error {
+		c.sendControl(frame(opPong, []byte(data)))
+		return nil
+	})
+	c.ws.SetCloseHandler(func(int, string) error { return nil })
 	// Always offer NIP-42; RequireAuth decides whether it is enforced.
 	c.send(authChallenge(c.challenge))
 	for {
@@ -142,8 +153,8 @@ func (c *Conn) readLoop() {
 		}
 		c.ws.SetReadDeadline(time.Now().Add(timeout))
 		if c.needsAuth() {
-			// Before AUTH, one message at a time from a small budget, handled
-			// here: nothing queues, and the reader stops while it is handled.
+			// Before AUTH, one message at a time from a small budget: nothing
+			// queues, and the reader waits while it is handled.
 			if !c.spendUnauthToken() {
 				c.close(websocket.ClosePolicyViolation, fmt.Sprintf("rate-limited: more than %d messages before AUTH; authenticate first", c.relay.cfg.UnauthBurst), true)
 				return
@@ -152,7 +163,18 @@ func (c *Conn) readLoop() {
 				c.send(notice("invalid: only text frames carry Nostr messages"))
 				continue
 			}
-			c.handle(msg)
+			// On a goroutine that then exits, so what AUTH takes (a signature
+			// check, admission) does not grow the reader's stack for good.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				c.handle(msg)
+			}()
+			select {
+			case <-done:
+			case <-c.ctx.Done():
+				return
+			}
 			continue
 		}
 		if typ != websocket.TextMessage {
@@ -221,92 +243,6 @@ func (c *Conn) work() {
 	}
 }
 
-// send queues msg for the writer. A client that lets more than MaxOutboundBytes
-// pile up is too slow to keep and is disconnected.
-func (c *Conn) send(msg []byte) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return
-	}
-	if c.outBytes+len(msg) > c.relay.cfg.MaxOutboundBytes {
-		drop := !c.dropping
-		c.dropping = true
-		queued := c.outBytes
-		c.mu.Unlock()
-		if drop {
-			// Not inline: send may run under the subscription index's lock.
-			c.relay.log.Warn("dropping slow consumer", "remote", c.remote, "queued_bytes", queued)
-			go c.shutdown("rate-limited: you are not reading fast enough")
-		}
-		return
-	}
-	c.out = append(c.out, msg)
-	c.outBytes += len(msg)
-	if !c.writing {
-		c.writing = true
-		go c.flush()
-	}
-	c.mu.Unlock()
-}
-
-func (c *Conn) flush() {
-	var buf []byte
-	for {
-		c.mu.Lock()
-		if c.closed || len(c.out) == 0 {
-			c.writing = false
-			c.out = nil
-			c.mu.Unlock()
-			return
-		}
-		batch := c.out
-		c.out = nil
-		c.mu.Unlock()
-		// Everything queued goes out as complete frames in as few writes as
-		// possible: a page of 50 events is one syscall, not 50.
-		for len(batch) > 0 {
-			var sent int
-			buf, batch, sent = appendFrames(buf[:0], batch, 256<<10)
-			c.raw.SetWriteDeadline(time.Now().Add(c.relay.cfg.WriteTimeout))
-			_, err := c.raw.Write(buf)
-			c.mu.Lock()
-			c.outBytes -= sent
-			c.mu.Unlock()
-			if err != nil {
-				c.shutdown("")
-				return
-			}
-		}
-	}
-}
-
-// appendFrames renders messages as unmasked websocket text frames (RFC 6455
-// section 5.2; a server never masks) until about max bytes, and returns the
-// messages left and the payload bytes it took. Each call to net.Conn.Write is atomic with respect to other
-// writers, so gorilla's control frames (ping, pong, close) never land inside
-// one of these frames.
-func appendFrames(dst []byte, msgs [][]byte, max int) ([]byte, [][]byte, int) {
-	payload := 0
-	for len(msgs) > 0 && (len(dst) == 0 || len(dst)+len(msgs[0]) <= max) {
-		m := msgs[0]
-		msgs = msgs[1:]
-		n := len(m)
-		dst = append(dst, 0x81) // FIN, text
-		switch {
-		case n < 126:
-			dst = append(dst, byte(n))
-		case n <= 0xFFFF:
-			dst = append(dst, 126, byte(n>>8), byte(n))
-		default:
-			dst = append(dst, 127, 0, 0, 0, 0, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-		}
-		dst = append(dst, m...)
-		payload += n
-	}
-	return dst, msgs, payload
-}
-
 // shutdown closes the connection once, with reason (if any) in the close frame.
 func (c *Conn) shutdown(reason string) {
 	code := websocket.CloseNormalClosure
@@ -328,10 +264,14 @@ func (c *Conn) close(code int, reason string, unread bool) {
 	}
 	c.closed = true
 	c.out = nil
+	mid := c.midFrame
 	c.mu.Unlock()
+	c.room.Broadcast()
 	c.cancel()
-	deadline := time.Now().Add(time.Second)
-	c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(reason, 120)), deadline)
+	if !mid { // else the client is not reading, and a close frame would land inside another
+		deadline := time.Now().Add(time.Second)
+		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(reason, 120)), deadline)
+	}
 	if tc, ok := c.raw.(interface{ CloseWrite() error }); ok && unread {
 		tc.CloseWrite()
 		c.raw.SetReadDeadline(time.Now().Add(100 * time.Millisecond))

@@ -15,10 +15,10 @@ func (c *Conn) handle(data []byte) {
 	m, err := parseClientMessage(data)
 	if err != nil {
 		if m.subID != "" && (m.label == "REQ" || m.label == "COUNT") {
-			c.send(closedMsg(m.subID, "invalid: "+err.Error()))
+			c.reply(closedMsg(m.subID, "invalid: "+err.Error()))
 			return
 		}
-		c.send(notice("invalid: " + err.Error()))
+		c.reply(notice("invalid: " + err.Error()))
 		return
 	}
 	switch m.label {
@@ -43,26 +43,26 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	r := c.relay
 	// Before AUTH an EVENT is refused unread: no hashing, no signature check.
 	if c.needsAuth() {
-		c.send(okMsg(ev.ID, false, "auth-required: authenticate with NIP-42 before publishing"))
+		c.reply(okMsg(ev.ID, false, "auth-required: authenticate with NIP-42 before publishing"))
 		return
 	}
 	k := kinds.Classify(ev.Kind)
 	if k.Storage == kinds.NeverStored {
-		c.send(okMsg(ev.ID, false, fmt.Sprintf("invalid: kind %d belongs in an AUTH message, not EVENT", ev.Kind)))
+		c.reply(okMsg(ev.ID, false, fmt.Sprintf("invalid: kind %d belongs in an AUTH message, not EVENT", ev.Kind)))
 		return
 	}
 	if msg := r.validate(ev); msg != "" {
-		c.send(okMsg(ev.ID, false, msg))
+		c.reply(okMsg(ev.ID, false, msg))
 		return
 	}
 	for _, fn := range r.Hooks.RejectEvent {
 		if msg := fn(c.ctx, c, ev); msg != "" {
-			c.send(okMsg(ev.ID, false, msg))
+			c.reply(okMsg(ev.ID, false, msg))
 			return
 		}
 	}
 	if k.Storage == kinds.Ephemeral {
-		c.send(okMsg(ev.ID, true, ""))
+		c.reply(okMsg(ev.ID, true, ""))
 		r.Broadcast(ev)
 		return
 	}
@@ -94,7 +94,7 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	})
 	if err != nil {
 		<-c.inflight
-		c.send(okMsg(ev.ID, false, prefixed(err)))
+		c.reply(okMsg(ev.ID, false, prefixed(err)))
 	}
 }
 
@@ -145,11 +145,11 @@ func (c *Conn) checkFilters(filters []nostr.Filter) string {
 func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	r := c.relay
 	if len(id) > r.cfg.MaxSubIDLength {
-		c.send(closedMsg(id, fmt.Sprintf("invalid: subscription id longer than %d", r.cfg.MaxSubIDLength)))
+		c.reply(closedMsg(id, fmt.Sprintf("invalid: subscription id longer than %d", r.cfg.MaxSubIDLength)))
 		return
 	}
 	if msg := c.checkFilters(filters); msg != "" {
-		c.send(closedMsg(id, msg))
+		c.reply(closedMsg(id, msg))
 		return
 	}
 	sub := &subscription{conn: c, id: id, filters: filters, prefix: eventPrefix(id)}
@@ -161,7 +161,7 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	old := c.subs[id]
 	if old == nil && len(c.subs) >= r.cfg.MaxSubscriptions {
 		c.mu.Unlock()
-		c.send(closedMsg(id, fmt.Sprintf("rate-limited: at most %d open subscriptions per connection; CLOSE one first", r.cfg.MaxSubscriptions)))
+		c.reply(closedMsg(id, fmt.Sprintf("rate-limited: at most %d open subscriptions per connection; CLOSE one first", r.cfg.MaxSubscriptions)))
 		return
 	}
 	if c.subs == nil {
@@ -180,7 +180,7 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	for _, f := range filters {
 		found, err := r.store.QueryRaw(c.ctx, f, scope)
 		if err != nil {
-			c.send(closedMsg(id, prefixed(err)))
+			c.reply(closedMsg(id, prefixed(err)))
 			c.handleClose(id)
 			return
 		}
@@ -192,23 +192,23 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 			if !r.canRead(c, st.Event) {
 				continue
 			}
-			c.send(eventMsg(sub.prefix, st.Raw))
+			c.reply(eventMsg(sub.prefix, st.Raw))
 		}
 	}
-	c.send(eose(id))
+	c.reply(eose(id))
 }
 
 func (c *Conn) handleCount(id string, filters []nostr.Filter) {
 	if msg := c.checkFilters(filters); msg != "" {
-		c.send(closedMsg(id, msg))
+		c.reply(closedMsg(id, msg))
 		return
 	}
 	n, err := c.relay.store.CountFilters(c.ctx, filters, c.relay.readScope(c))
 	if err != nil {
-		c.send(closedMsg(id, prefixed(err)))
+		c.reply(closedMsg(id, prefixed(err)))
 		return
 	}
-	c.send(countMsg(id, n))
+	c.reply(countMsg(id, n))
 }
 
 func (c *Conn) handleClose(id string) {

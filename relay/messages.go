@@ -7,54 +7,79 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Relay-to-client messages, rendered once to bytes.
+// Relay-to-client messages, each rendered once into a complete websocket
+// frame, ready for the socket.
 
 func jsonString(s string) []byte {
 	b, _ := json.Marshal(s)
 	return b
 }
 
+// Websocket opcodes (RFC 6455 section 5.2) with FIN set.
+const (
+	opText  = 0x81
+	opClose = 0x88
+	opPing  = 0x89
+	opPong  = 0x8A
+)
+
+// frame renders parts, concatenated, as one unmasked websocket frame (a server
+// never masks).
+func frame(op byte, parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, 10+n)
+	b = append(b, op)
+	switch {
+	case n < 126:
+		b = append(b, byte(n))
+	case n <= 0xFFFF:
+		b = append(b, 126, byte(n>>8), byte(n))
+	default:
+		b = append(b, 127, 0, 0, 0, 0, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+func text(parts ...[]byte) []byte { return frame(opText, parts...) }
+
+var (
+	closeBracket = []byte("]")
+	comma        = []byte(",")
+)
+
 func notice(msg string) []byte {
-	return append(append([]byte(`["NOTICE",`), jsonString(msg)...), ']')
+	return text([]byte(`["NOTICE",`), jsonString(msg), closeBracket)
 }
 
 func okMsg(id string, ok bool, reason string) []byte {
-	b := append([]byte(`["OK",`), jsonString(id)...)
-	b = append(b, ',')
-	b = strconv.AppendBool(b, ok)
-	b = append(b, ',')
-	b = append(b, jsonString(reason)...)
-	return append(b, ']')
+	return text([]byte(`["OK",`), jsonString(id), comma, strconv.AppendBool(nil, ok), comma, jsonString(reason), closeBracket)
 }
 
 func eose(subID string) []byte {
-	return append(append([]byte(`["EOSE",`), jsonString(subID)...), ']')
+	return text([]byte(`["EOSE",`), jsonString(subID), closeBracket)
 }
 
 func closedMsg(subID, reason string) []byte {
-	b := append([]byte(`["CLOSED",`), jsonString(subID)...)
-	b = append(b, ',')
-	b = append(b, jsonString(reason)...)
-	return append(b, ']')
+	return text([]byte(`["CLOSED",`), jsonString(subID), comma, jsonString(reason), closeBracket)
 }
 
 func countMsg(subID string, n int64) []byte {
-	b := append([]byte(`["COUNT",`), jsonString(subID)...)
-	b = append(b, `,{"count":`...)
-	b = strconv.AppendInt(b, n, 10)
-	return append(b, "}]"...)
+	return text([]byte(`["COUNT",`), jsonString(subID), []byte(`,{"count":`), strconv.AppendInt(nil, n, 10), []byte("}]"))
 }
 
 func authChallenge(ch string) []byte {
-	return append(append([]byte(`["AUTH",`), jsonString(ch)...), ']')
+	return text([]byte(`["AUTH",`), jsonString(ch), closeBracket)
 }
 
 // eventMsg renders ["EVENT",<sub>,<event>] from a pre-rendered prefix and event JSON.
 func eventMsg(prefix, evJSON []byte) []byte {
-	b := make([]byte, 0, len(prefix)+len(evJSON)+1)
-	b = append(b, prefix...)
-	b = append(b, evJSON...)
-	return append(b, ']')
+	return text(prefix, evJSON, closeBracket)
 }
 
 func eventPrefix(subID string) []byte {

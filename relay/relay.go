@@ -115,6 +115,11 @@ type Hooks struct {
 	Committed []func(ev *nostr.Event, derived []*nostr.Event)
 }
 
+// writerGoroutines is the size of the pool that writes to sockets.
+const writerGoroutines = 4
+
+var pingFrame = frame(opPing)
+
 // Relay serves the hub. Create it with New; it is an http.Handler.
 type Relay struct {
 	cfg   Config
@@ -125,6 +130,7 @@ type Relay struct {
 	upgrader websocket.Upgrader
 	subs     *subIndex
 	fanout   chan *nostr.Event
+	writers  writerPool
 
 	mu     sync.Mutex
 	conns  map[*Conn]struct{}
@@ -159,6 +165,7 @@ func New(cfg Config, st *store.SQLite, log *slog.Logger) *Relay {
 	r.wg.Add(2)
 	go r.fanoutLoop()
 	go r.pingLoop()
+	r.startWriters(writerGoroutines)
 	return r
 }
 
@@ -259,6 +266,7 @@ func (r *Relay) Close() {
 	for _, c := range all {
 		c.shutdown("error: the hub is shutting down")
 	}
+	r.writers.close()
 	r.wg.Wait()
 }
 
@@ -278,11 +286,8 @@ func (r *Relay) pingLoop() {
 			all = append(all, c)
 		}
 		r.mu.Unlock()
-		deadline := time.Now().Add(r.cfg.WriteTimeout)
 		for _, c := range all {
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
-				c.shutdown("")
-			}
+			c.sendControl(pingFrame)
 		}
 	}
 }

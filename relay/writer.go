@@ -1,0 +1,277 @@
+package relay
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// Outbound path. Each connection queues complete websocket frames (see
+// messages.go). A connection with something to write is handed to the relay's
+// small pool of writer goroutines, which write what is queued with one writev
+// and a deadline of fastWrite: a delivery wakes a pool goroutine, it does not
+// start one. A socket that cannot take the bytes that fast (its client reads
+// slowly, or the hub sends a big page) gets a goroutine of its own until its
+// queue is empty, which writes with WriteTimeout per attempt. Over TLS, where a
+// timed-out write breaks the stream, every flush takes that second path.
+//
+// The slow-consumer rule measures whether the client reads, not how much it
+// is sent:
+//   - a connection's own answers (a REQ's stored events, OK, EOSE, COUNT)
+//     wait for room in its queue, so a page of any size streams at the speed
+//     the client reads it;
+//   - live events never wait: past MaxOutboundBytes queued, the client is
+//     dropped if its socket has taken nothing for stallWindow, or if the
+//     queue reaches 4 × MaxOutboundBytes (it reads slower than it is sent);
+//   - a socket that takes nothing for WriteTimeout is dropped.
+
+const (
+	fastWrite   = 2 * time.Millisecond
+	stallWindow = time.Second
+	batchBytes  = 256 << 10 // most bytes one write takes from a queue
+	hardCapX    = 4         // live events are dropped past this many MaxOutboundBytes
+)
+
+// writerPool hands connections with queued frames to its goroutines.
+type writerPool struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	ready []*Conn
+	stop  bool
+}
+
+func (r *Relay) startWriters(n int) {
+	r.writers.cond.L = &r.writers.mu
+	for i := 0; i < n; i++ {
+		r.wg.Add(1)
+		go r.writeLoop()
+	}
+}
+
+func (p *writerPool) push(c *Conn) {
+	p.mu.Lock()
+	p.ready = append(p.ready, c)
+	p.mu.Unlock()
+	p.cond.Signal()
+}
+
+func (p *writerPool) pop() *Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.ready) == 0 && !p.stop {
+		p.cond.Wait()
+	}
+	if p.stop {
+		return nil
+	}
+	c := p.ready[0]
+	p.ready[0] = nil
+	p.ready = p.ready[1:]
+	return c
+}
+
+func (p *writerPool) close() {
+	p.mu.Lock()
+	p.stop = true
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+func (r *Relay) writeLoop() {
+	defer r.wg.Done()
+	for c := r.writers.pop(); c != nil; c = r.writers.pop() {
+		c.writeFast()
+	}
+}
+
+// send queues a frame without waiting: for live events and for answers sent
+// from goroutines that must not block (the store's commit callback).
+func (c *Conn) send(f []byte) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	max := c.relay.cfg.MaxOutboundBytes
+	if n := c.outBytes + len(f); n > max && (n > hardCapX*max || time.Since(c.progress) > stallWindow) {
+		drop := !c.dropping
+		c.dropping = true
+		queued := c.outBytes
+		c.mu.Unlock()
+		if drop {
+			// Not inline: send may run under the subscription index's lock.
+			go c.dropSlow(queued)
+		}
+		return
+	}
+	c.enqueue(f)
+	c.mu.Unlock()
+}
+
+// reply queues a frame, first waiting while the queue holds MaxOutboundBytes:
+// for the connection's own answers, sent from its worker.
+func (c *Conn) reply(f []byte) {
+	c.mu.Lock()
+	for !c.closed && c.outBytes > 0 && c.outBytes+len(f) > c.relay.cfg.MaxOutboundBytes {
+		c.room.Wait()
+	}
+	if !c.closed {
+		c.enqueue(f)
+	}
+	c.mu.Unlock()
+}
+
+// sendControl queues a control frame (ping, pong) past any cap.
+func (c *Conn) sendControl(f []byte) {
+	c.mu.Lock()
+	if !c.closed {
+		c.enqueue(f)
+	}
+	c.mu.Unlock()
+}
+
+// enqueue appends f and makes sure a writer will take it. c.mu is held.
+func (c *Conn) enqueue(f []byte) {
+	c.out = append(c.out, f)
+	c.outBytes += len(f)
+	if !c.writing {
+		c.writing = true
+		c.progress = time.Now()
+		c.relay.writers.push(c)
+	}
+}
+
+// take removes up to batchBytes of queued frames, or reports that the writer
+// is done (the queue is empty or the connection closed). c.mu is held.
+func (c *Conn) take() (net.Buffers, bool) {
+	if c.closed || len(c.out) == 0 {
+		c.writing = false
+		c.out = nil
+		c.room.Broadcast()
+		return nil, false
+	}
+	n, size := 0, 0
+	for n < len(c.out) && (n == 0 || size+len(c.out[n]) <= batchBytes) {
+		size += len(c.out[n])
+		n++
+	}
+	batch := net.Buffers(c.out[:n:n])
+	if n == len(c.out) {
+		c.out = nil
+	} else {
+		c.out = c.out[n:]
+	}
+	return batch, true
+}
+
+// wrote accounts for n bytes taken by the socket. c.mu is not held.
+func (c *Conn) wrote(n int64) {
+	if n == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.outBytes -= int(n)
+	c.progress = time.Now()
+	c.mu.Unlock()
+	c.room.Broadcast()
+}
+
+// writeFast runs on a pool goroutine: one write of what is queued, handed
+// to writeSlow if the socket does not take it at once.
+func (c *Conn) writeFast() {
+	c.mu.Lock()
+	batch, ok := c.take()
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	tcp, plain := c.raw.(*net.TCPConn)
+	if !plain {
+		go c.writeSlow(batch)
+		return
+	}
+	tcp.SetWriteDeadline(time.Now().Add(fastWrite))
+	n, err := batch.WriteTo(tcp)
+	c.wrote(n)
+	switch {
+	case err == nil:
+		c.mu.Lock()
+		more := !c.closed && len(c.out) > 0
+		if !more {
+			c.writing = false
+		}
+		c.mu.Unlock()
+		if more {
+			c.relay.writers.push(c) // behind the others: one batch per turn
+		}
+	case isTimeout(err):
+		// Part of a frame may be out: the rest goes before anything else.
+		c.mu.Lock()
+		c.midFrame = true
+		c.mu.Unlock()
+		go c.writeSlow(batch)
+	default:
+		c.shutdown("")
+	}
+}
+
+// writeSlow writes batch and then everything queued after it, on a goroutine
+// of the connection's own, and returns when the queue is empty.
+func (c *Conn) writeSlow(batch net.Buffers) {
+	_, plain := c.raw.(*net.TCPConn)
+	for {
+		for len(batch) > 0 {
+			c.raw.SetWriteDeadline(time.Now().Add(c.relay.cfg.WriteTimeout))
+			var n int64
+			var err error
+			if plain {
+				n, err = batch.WriteTo(c.raw)
+			} else {
+				// One write, so TLS makes records of up to 16 KiB, not one per frame.
+				var flat []byte
+				for _, b := range batch {
+					flat = append(flat, b...)
+				}
+				var m int
+				m, err = c.raw.Write(flat)
+				n, batch = int64(m), nil
+			}
+			c.wrote(n)
+			if err != nil {
+				if isTimeout(err) && (n > 0 && plain) {
+					continue // the client reads, slowly: keep going
+				}
+				if isTimeout(err) {
+					c.dropSlow(-1)
+				} else {
+					c.shutdown("")
+				}
+				return
+			}
+		}
+		c.mu.Lock()
+		c.midFrame = false
+		var ok bool
+		batch, ok = c.take()
+		c.mu.Unlock()
+		if !ok {
+			return
+		}
+	}
+}
+
+// dropSlow disconnects a client that does not read what it is sent.
+func (c *Conn) dropSlow(queued int) {
+	if queued < 0 {
+		c.mu.Lock()
+		queued = c.outBytes
+		c.mu.Unlock()
+	}
+	c.relay.log.Warn("dropping slow consumer", "remote", c.remote, "queued_bytes", queued)
+	c.shutdown("rate-limited: you are not reading fast enough")
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}

@@ -1,0 +1,79 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/relay"
+	"github.com/gorilla/websocket"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// TestFastReaderGetsBigPageBinary: a member reading as fast as it can gets
+// every event of a 12 MB page, and of a default-limit REQ over the same
+// events. The slow-consumer cap counted bytes queued, so such a reader was
+// dropped (rate-limited: you are not reading fast enough) after 35-81 events.
+func TestFastReaderGetsBigPageBinary(t *testing.T) {
+	const n, size = 100, 120 << 10
+	admin := newKey(t)
+	p := startProc(t, t.TempDir(), freeAddr(t), "--admin", admin.pk)
+	pub := p.as(t, admin)
+	ids := make([]string, n)
+	msgs := make([][]byte, n)
+	for i := range msgs {
+		ev := admin.sign(t, 1, fmt.Sprintf("%03d %s", i, strings.Repeat("x", size)), nostr.Tag{"t", "big"})
+		ids[i] = ev.ID
+		msgs[i], _ = json.Marshal([]any{"EVENT", ev})
+	}
+	var acked, refused atomic.Int64
+	if err := publishPipelined(pub.ws, 0, ids, msgs, 16, time.Now().Add(60*time.Second), &acked, &refused); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []nostr.Filter{
+		{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"big"}}, Limit: n},
+		{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"big"}}},
+	} {
+		r := p.as(t, admin)
+		start := time.Now()
+		evs, closed := r.req("page", f)
+		if closed != "" || len(evs) != n {
+			t.Fatalf("REQ %v: %d of %d events, closed %q", f, len(evs), n, closed)
+		}
+		t.Logf("REQ %v: %d events (%.1f MB) in %s", f, n, float64(n*size)/(1<<20), time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// A client that asks for a big page and never reads is dropped once its socket
+// takes nothing for WriteTimeout, and the others keep being served.
+func TestNonReaderOfBigPageDropped(t *testing.T) {
+	h := startOpenHub(t, relay.Config{WriteTimeout: 500 * time.Millisecond, MaxOutboundBytes: 256 << 10})
+	k := newKey(t)
+	pub := dialRaw(t, h.URL)
+	for i := 0; i < 60; i++ {
+		pub.must(k.sign(t, 1, fmt.Sprintf("%d %s", i, strings.Repeat("y", 100<<10))))
+	}
+	slow := dialRaw(t, h.URL)
+	slow.send([]any{"REQ", "all", nostr.Filter{Kinds: []int{1}}})
+	deadline := time.Now().Add(10 * time.Second)
+	for h.Relay.Connections() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client that does not read is still connected (%d connections)", h.Relay.Connections())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pub.must(k.sign(t, 1, "still served"))
+	slow.ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		if _, _, err := slow.ws.ReadMessage(); err != nil {
+			// 1006: the close frame could not be sent after a partly written frame.
+			if ce, ok := err.(*websocket.CloseError); ok && ce.Code != websocket.CloseAbnormalClosure && !strings.HasPrefix(ce.Text, "rate-limited:") {
+				t.Errorf("closed with %q", ce.Text)
+			}
+			break
+		}
+	}
+}
