@@ -205,3 +205,26 @@ func TestJoinBadCodes(t *testing.T) {
 		t.Errorf("missing QR file: exit %d %s", code, errOut)
 	}
 }
+
+// hive pair proves the owner key against the hub before it shows a code:
+// a key the hub does not admit, or an attested (device) key, gets no code.
+func TestPairChecksTheOwnerFirst(t *testing.T) {
+	h := startPairingHub(t)
+	stranger := newCLI(t)
+	stranger.ok("profile", "add", "me", "--hub", h.hub.URL, "--pin", h.pin, "--new-key")
+	out, errOut, code := stranger.run("pair", "--json")
+	if code != 3 || hasSubstr(out, "nostrpair://") || !hasSubstr(errOut, "not a member") {
+		t.Fatalf("a non-member's pair: exit %d\n%s%s", code, out, errOut)
+	}
+	// A paired device cannot pair further devices (NIP-OA depth 1).
+	laptop := newCLI(t)
+	pair, join, _ := pairAndJoin(t, h, laptop)
+	pair.answer("y")
+	join.answer("y")
+	join.next("done")
+	pair.next("done")
+	out, errOut, code = laptop.run("pair")
+	if code != 1 || hasSubstr(out, "nostrpair://") || !hasSubstr(errOut, "itself attested") {
+		t.Fatalf("a device's pair: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -63,8 +63,14 @@ func runPair(cmd *cobra.Command, f pairFlags) error {
 	if len(t.hubs) == 0 {
 		return usageErrorf("no hub: give --hub URL or a profile")
 	}
+	if t.authTag != nil && !f.transferKey {
+		return usageErrorf("this profile's key is itself attested (an agent or device key): pair from the owner's profile, whose key the hub admits as a member")
+	}
 	owner, err := loadKeyFile(cmd, t.keyFile)
 	if err != nil {
+		return err
+	}
+	if err := checkAdmitted(cmd, t, owner); err != nil {
 		return err
 	}
 	var transfer string
@@ -112,6 +118,20 @@ func runPair(cmd *cobra.Command, f pairFlags) error {
 	npub, _ := nip19.EncodePublicKey(offer.DevicePubkey)
 	return ui.done(map[string]any{"device": offer.DevicePubkey, "device_npub": npub, "expires_at": expiresAt},
 		fmt.Sprintf("paired device %s, attested until %s (revoke with: hive device revoke --device %s)", npub, fmtTime(expiresAt), npub))
+}
+
+// checkAdmitted authenticates to the hub as the owner before any code is
+// shown: a wrong pin, an unreachable hub or a key the hub refuses is
+// reported now, not after the other device has joined in vain.
+func checkAdmitted(cmd *cobra.Command, t target, owner identity.Keys) error {
+	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Options{URLs: t.hubs, Keys: owner, AuthTag: t.authTag, Pin: t.pin})
+	if err != nil {
+		return err
+	}
+	c.Close()
+	return nil
 }
 
 // encryptForTransfer is the owner's key as a NIP-49 ncryptsec under the
