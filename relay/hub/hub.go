@@ -45,7 +45,7 @@ type Hub struct {
 	targets *channelCache
 	proj    *projector
 	kicks   *kicker
-	gated   map[kinds.Gate][]int // kind numbers by read gate, from the kinds table
+	gated   map[kinds.Gate][]int // stored kind numbers by read gate, from the kinds table
 }
 
 // Open opens the log, rebuilds the projections from it, and builds the relay.
@@ -63,7 +63,9 @@ func Open(cfg Config) (*Hub, error) {
 	h.proj = newProjector(h)
 	h.gated = map[kinds.Gate][]int{}
 	for _, k := range kinds.All() {
-		h.gated[k.Gate] = append(h.gated[k.Gate], k.Num)
+		if k.Storage != kinds.Ephemeral && k.Storage != kinds.NeverStored { // no rows to narrow
+			h.gated[k.Gate] = append(h.gated[k.Gate], k.Num)
+		}
 	}
 	cfg.Store.Projector = h.proj
 	st, err := store.Open(cfg.DBPath, cfg.Store)

@@ -63,16 +63,24 @@ func BenchmarkQueries(b *testing.B) {
 		})
 	}
 	wg.Wait()
+	// Each query runs unscoped and with a reader's scope that hides channels
+	// the queries do not reach (same answers, the narrowing's cost alone).
+	scope := &Scope{Reader: people[0].pk, Hidden: []string{"x1", "x2", "x3"}, AuthorOnly: []int{30078}, RecipientOnly: []int{24200}}
 	run := func(name string, f func(i int) nostr.Filter) {
-		b.Run(name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				filter := f(i)
-				evs, err := s.Query(ctx, filter)
-				if err != nil || len(evs) == 0 {
-					b.Fatal(len(evs), err)
-				}
+		for _, sc := range []*Scope{nil, scope} {
+			n := name
+			if sc != nil {
+				n += "/scoped"
 			}
-		})
+			b.Run(n, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					evs, err := s.QueryRaw(ctx, f(i), sc)
+					if err != nil || len(evs) == 0 {
+						b.Fatal(len(evs), err)
+					}
+				}
+			})
+		}
 	}
 	run("history", func(i int) nostr.Filter {
 		until := nostr.Timestamp(1000 + 10_000 + (i*7919)%90_000)
