@@ -180,3 +180,28 @@ func TestReadRuleGoNostrClient(t *testing.T) {
 		}
 	}
 }
+
+// The narrowing follows membership: a reader added to a private channel sees
+// its history at once, in REQ and COUNT; removed, no longer.
+func TestReadRuleFollowsMembership(t *testing.T) {
+	h, tm := startTeam(t)
+	createChannel(t, tm.a, tm.alice, "vault", "private")
+	for i := 0; i < 3; i++ {
+		tm.a.must(tm.alice.sign(t, 1, fmt.Sprint("secret ", i), nostr.Tag{"h", "vault"}))
+	}
+	b := h.as(t, tm.bob)
+	f := nostr.Filter{Kinds: []int{1}}
+	expect := func(when string, want int) {
+		t.Helper()
+		evs, closed := b.req("m", f)
+		n, cclosed := b.count("mc", f)
+		if closed != "" || cclosed != "" || len(evs) != want || n != int64(want) {
+			t.Fatalf("%s: REQ %d %q, COUNT %d %q; want %d", when, len(evs), closed, n, cclosed, want)
+		}
+	}
+	expect("before joining", 0)
+	tm.a.must(tm.alice.sign(t, 9000, "", nostr.Tag{"h", "vault"}, nostr.Tag{"p", tm.bob.pk}))
+	expect("added", 3)
+	tm.a.must(tm.alice.sign(t, 9001, "", nostr.Tag{"h", "vault"}, nostr.Tag{"p", tm.bob.pk}))
+	expect("removed", 0)
+}

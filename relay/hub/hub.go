@@ -43,6 +43,7 @@ type Hub struct {
 	view *view
 
 	targets *channelCache
+	scopes  scopeCache
 	proj    *projector
 	kicks   *kicker
 	gated   map[kinds.Gate][]int // stored kind numbers by read gate, from the kinds table

@@ -51,17 +51,50 @@ func (h *Hub) storedChannel(id string) (string, bool) {
 
 // readScope narrows c's stored reads to what canRead allows: the channels
 // the reader may not read are hidden, author-only and recipient-only kinds
-// are limited to the reader's own.
+// are limited to the reader's own. Scopes are kept per view (a view never
+// changes once published), so a REQ does not walk every channel.
 func (h *Hub) readScope(c *relay.Conn) *store.Scope {
 	reader := c.PubKey()
-	sc := &store.Scope{Reader: reader, AuthorOnly: h.gated[kinds.AuthorOnly], RecipientOnly: h.gated[kinds.RecipientOnly]}
 	v := h.snapshotView()
+	if sc := h.scopes.get(v, reader); sc != nil {
+		return sc
+	}
+	sc := &store.Scope{Reader: reader, AuthorOnly: h.gated[kinds.AuthorOnly], RecipientOnly: h.gated[kinds.RecipientOnly]}
 	for id := range v.channels {
 		if !v.canRead(id, reader) {
 			sc.Hidden = append(sc.Hidden, id)
 		}
 	}
+	slices.Sort(sc.Hidden)
+	h.scopes.put(v, reader, sc)
 	return sc
+}
+
+// scopeCache holds the read scopes computed for one view, by reader.
+type scopeCache struct {
+	mu sync.Mutex
+	v  *view
+	m  map[string]*store.Scope
+}
+
+func (c *scopeCache) get(v *view, reader string) *store.Scope {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v != v {
+		return nil
+	}
+	return c.m[reader]
+}
+
+func (c *scopeCache) put(v *view, reader string, sc *store.Scope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v != v {
+		c.v, c.m = v, map[string]*store.Scope{}
+	}
+	if len(c.m) < 4096 {
+		c.m[reader] = sc
+	}
 }
 
 // rejectFilter refuses a REQ or COUNT whose filter targets something the
