@@ -6,7 +6,7 @@ BIN     := bin/hive
 DATA    ?= .hive
 ADDR    ?= 127.0.0.1:7447
 
-.PHONY: build run test test-go test-interop vet bench bench-quick fuzz soak clean
+.PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick fuzz soak clean
 
 build:
 	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/hive
@@ -20,8 +20,13 @@ vet:
 
 test: vet test-go test-interop
 
-test-go:
-	$(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
+test-go: test-adapters-deps
+	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
+
+# The real ACP adapters the bridge tests run (test/adapters/package.json, pinned).
+test-adapters-deps:
+	@command -v node >/dev/null || { echo "node is required for the bridge's adapter tests (install Node.js 20+)"; exit 1; }
+	cd test/adapters && npm ci --no-audit --no-fund --silent
 
 # The nostr-tools interop suite runs when test/interop exists and node is installed.
 test-interop: build

@@ -147,10 +147,12 @@ func (e *bridgeEnv) mention(t *testing.T, r *raw, k key, channel, text string, e
 // replies returns the agent's messages in channel.
 func (e *bridgeEnv) replies(t *testing.T, channel string) []*nostr.Event {
 	t.Helper()
-	evs, closed := e.a.req(fmt.Sprintf("r%d", time.Now().UnixNano()), nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {channel}}})
+	id := fmt.Sprintf("r%d", time.Now().UnixNano())
+	evs, closed := e.a.req(id, nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {channel}}})
 	if closed != "" {
 		t.Fatalf("reading replies: %s", closed)
 	}
+	e.a.send([]any{"CLOSE", id})
 	return evs
 }
 

@@ -82,16 +82,25 @@ func TestBridgeMentionReplyAndFrames(t *testing.T) {
 }
 
 // permissionRequest waits for the agent's session/request_permission frame
-// and returns its session and JSON-RPC id.
-func permissionRequest(t *testing.T, fw *frameWatch) (string, json.RawMessage) {
+// and returns its session, JSON-RPC id and allow_once option.
+func permissionRequest(t *testing.T, fw *frameWatch) (string, json.RawMessage, string) {
 	t.Helper()
-	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return method(f) == "session/request_permission" })
+	frames := fw.until(90*time.Second, func(f agentbridge.Frame) bool { return method(f) == "session/request_permission" })
 	f := frames[len(frames)-1]
 	var m struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			Options []struct{ OptionID, Kind string } `json:"options"`
+		} `json:"params"`
 	}
 	json.Unmarshal(f.Msg, &m)
-	return f.Session, m.ID
+	allow := ""
+	for _, o := range m.Params.Options {
+		if o.Kind == "allow_once" {
+			allow = o.OptionID
+		}
+	}
+	return f.Session, m.ID, allow
 }
 
 // With permissions = "ask": no answer in time rejects; the owner's control
@@ -109,7 +118,7 @@ func TestBridgePermissionTimeoutAndApproval(t *testing.T) {
 	}
 
 	m2 := e.mention(t, e.a, e.alice, "room", "again [[permission]]")
-	session, id := permissionRequest(t, fw)
+	session, id, _ := permissionRequest(t, fw)
 	// bob's control frame is refused by the hub (not his agent) and would be ignored anyway
 	forged, _ := agentbridge.SealFrame(agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: "allow"}, e.ck, e.agent.pk)
 	forged.Sign(e.bob.sk)

@@ -1,0 +1,188 @@
+// Package mockmodel is a mock of the Anthropic messages API for running real
+// ACP adapters (claude-agent-acp) through full turns with no credentials:
+// POST /v1/messages (streaming SSE or JSON) and /v1/messages/count_tokens,
+// on 127.0.0.1.
+//
+// A turn whose newest user text contains "[[shell]]" (and that offers a Bash
+// tool) is answered with a Bash tool call running ShellCommand; the request
+// carrying its tool_result is answered with "the command ran". Everything
+// else is answered with Text.
+package mockmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Anthropic is a running mock.
+type Anthropic struct {
+	URL          string // base URL, for ANTHROPIC_BASE_URL
+	Text         string // the answer to a plain prompt
+	ShellCommand string // the command of the [[shell]] tool call
+
+	srv *http.Server
+	mu  sync.Mutex
+	log []string // one line per request: path and what was answered
+}
+
+// StartAnthropic serves the mock on 127.0.0.1 until Close.
+func StartAnthropic(text, shell string) (*Anthropic, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	m := &Anthropic{URL: "http://" + ln.Addr().String(), Text: text, ShellCommand: shell}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
+		m.note("count_tokens")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens":12}`)
+	})
+	mux.HandleFunc("POST /v1/messages", m.messages)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		m.note("unhandled " + r.Method + " " + r.URL.Path)
+		http.NotFound(w, r)
+	})
+	m.srv = &http.Server{Handler: mux}
+	go m.srv.Serve(ln)
+	return m, nil
+}
+
+// Close stops the server.
+func (m *Anthropic) Close() { m.srv.Close() }
+
+// Log returns one line per request served.
+func (m *Anthropic) Log() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.log...)
+}
+
+func (m *Anthropic) note(s string) {
+	m.mu.Lock()
+	m.log = append(m.log, s)
+	m.mu.Unlock()
+}
+
+type request struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+}
+
+// blocks reads a message's content, a string or a list of blocks.
+func blocks(raw json.RawMessage) []block {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []block{{Type: "text", Text: s}}
+	}
+	var bs []block
+	json.Unmarshal(raw, &bs)
+	return bs
+}
+
+func (m *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
+	var req request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	hasBash := false
+	for _, t := range req.Tools {
+		hasBash = hasBash || t.Name == "Bash"
+	}
+	var answer []block
+	stop := "end_turn"
+	last := len(req.Messages) - 1
+	switch {
+	case last >= 0 && req.Messages[last].Role == "user" && hasToolResult(blocks(req.Messages[last].Content)):
+		answer = []block{{Type: "text", Text: "the command ran"}}
+		m.note("messages: after tool_result")
+	case last >= 0 && hasBash && strings.Contains(userText(blocks(req.Messages[last].Content)), "[[shell]]"):
+		in, _ := json.Marshal(map[string]string{"command": m.ShellCommand, "description": "Run the requested command"})
+		answer = []block{{Type: "tool_use", ID: "toolu_mock_1", Name: "Bash", Input: in}}
+		stop = "tool_use"
+		m.note("messages: tool_use Bash")
+	default:
+		answer = []block{{Type: "text", Text: m.Text}}
+		m.note(fmt.Sprintf("messages: text (tools=%d)", len(req.Tools)))
+	}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
+			"content": answer, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 12, "output_tokens": 5}})
+		return
+	}
+	stream(w, req.Model, answer, stop)
+}
+
+func hasToolResult(bs []block) bool {
+	for _, b := range bs {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
+}
+
+func userText(bs []block) string {
+	var s strings.Builder
+	for _, b := range bs {
+		if b.Type == "text" {
+			s.WriteString(b.Text)
+		}
+	}
+	return s.String()
+}
+
+// stream writes the answer as the messages API's server-sent events.
+func stream(w http.ResponseWriter, model string, answer []block, stop string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl, _ := w.(http.Flusher)
+	send := func(event string, v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_mock", "type": "message", "role": "assistant",
+		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 12, "output_tokens": 1}}})
+	for i, b := range answer {
+		switch b.Type {
+		case "text":
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			half := len(b.Text) / 2
+			for _, part := range []string{b.Text[:half], b.Text[half:]} {
+				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": part}})
+			}
+		case "tool_use":
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}})
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}})
+	send("message_stop", map[string]any{"type": "message_stop"})
+}
