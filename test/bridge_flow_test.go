@@ -1,0 +1,146 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/agentbridge"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// promptLog reads the scripted agent's prompt log: the first line of each
+// prompt, in the order the agents received them.
+func promptLog(t *testing.T, path string) []string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func waitLog(t *testing.T, path string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if l := promptLog(t, path); len(l) >= n {
+			return l
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("fewer than %d prompts logged: %v", n, promptLog(t, path))
+	return nil
+}
+
+// One process, two channels: mentions that arrive during a turn are batched
+// into the channel's next prompt, and the channel whose head waited longest
+// goes first.
+func TestBridgeBatchingAndFairness(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.channel(t, "side", "private")
+	logPath := filepath.Join(e.dir, "prompts.log")
+	e.config(t, []string{goTool(t, "acpagent")}, fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_LOG = %q }", filepath.Join(e.dir, "sessions"), logPath), "processes = 1")
+	b := e.start(t)
+
+	a1 := e.mention(t, e.a, e.alice, "room", "[[slow:1500ms]] a1")
+	waitLog(t, logPath, 1)
+	b1 := e.mention(t, e.a, e.alice, "side", "b1")
+	a2 := e.mention(t, e.a, e.alice, "room", "a2")
+	a3 := e.mention(t, e.a, e.alice, "room", "a3")
+	r3 := e.waitReply(t, "room", a3.ID, 20*time.Second, b)
+	if r3.Content != "heard 2: a2 | a3" {
+		t.Fatalf("batched reply %q", r3.Content)
+	}
+	e.waitReply(t, "room", a1.ID, 5*time.Second, b)
+	e.waitReply(t, "side", b1.ID, 5*time.Second, b)
+	log := promptLog(t, logPath)
+	if len(log) != 3 || !strings.Contains(log[0], a1.ID) || !strings.Contains(log[1], b1.ID) || !strings.Contains(log[2], a2.ID) {
+		t.Fatalf("prompt order %v, want a1, b1, then a2+a3", log)
+	}
+	if n := len(e.replies(t, "room")); n != 2 {
+		t.Fatalf("%d replies in room, want 2 (a1, and one for the a2+a3 batch)", n)
+	}
+}
+
+// Two processes: a slow turn in one channel does not hold up another.
+func TestBridgeChannelsInParallel(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.channel(t, "side", "private")
+	e.scripted(t, "processes = 2")
+	b := e.start(t)
+	slow := e.mention(t, e.a, e.alice, "room", "[[slow:4s]] slow")
+	time.Sleep(200 * time.Millisecond)
+	fast := e.mention(t, e.a, e.alice, "side", "fast")
+	e.waitReply(t, "side", fast.ID, 10*time.Second, b)
+	if e.repliesTo(t, "room", slow.ID) != 0 {
+		t.Fatal("the slow turn finished before the fast one")
+	}
+	e.waitReply(t, "room", slow.ID, 20*time.Second, b)
+}
+
+// Owner control frames: steer into a running turn (_session/steering),
+// steer while idle (queued as the next prompt), and cancel.
+func TestBridgeSteerAndCancel(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	fw := e.watchFrames(t)
+
+	m := e.mention(t, e.a, e.alice, "room", "[[steerable:15s]] go")
+	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return method(f) == "session/prompt" })
+	session := frames[len(frames)-1].Session
+	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn left"})
+	if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.HasSuffix(r.Content, "steered: turn left") {
+		t.Fatalf("steered reply %q", r.Content)
+	}
+	// idle: the steer becomes the next prompt, answered to the owner
+	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn right"})
+	deadline := time.Now().Add(15 * time.Second)
+	for found := false; !found; {
+		if time.Now().After(deadline) {
+			t.Fatalf("idle steer not answered; log:\n%s", b.logs())
+		}
+		for _, ev := range e.replies(t, "room") {
+			found = found || (ev.Content == "heard 1: turn right" && ev.Tags.ContainsAny("p", []string{e.alice.pk}))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// cancel a running turn
+	c := e.mention(t, e.a, e.alice, "room", "[[slow:30s]] long")
+	fw.until(15*time.Second, func(f agentbridge.Frame) bool { return f.Turn == c.ID && method(f) == "session/prompt" })
+	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: session})
+	if r := e.waitReply(t, "room", c.ID, 10*time.Second, b); !strings.Contains(r.Content, "cancelled by the owner") {
+		t.Fatalf("cancelled reply %q", r.Content)
+	}
+}
+
+// acp-go-sdk's own example agent, an independent implementation: its turn
+// (text, tool calls, a permission request allowed by policy) is answered.
+func TestBridgeSDKExampleAgent(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.config(t, []string{goTool(t, "exampleagent")}, `permissions = "allow"`)
+	b := e.start(t)
+	m := e.mention(t, e.a, e.alice, "room", "hello example")
+	r := e.waitReply(t, "room", m.ID, 30*time.Second, b)
+	if !strings.Contains(r.Content, "I'll help you with that") || !strings.Contains(r.Content, "successfully updated") {
+		t.Fatalf("example agent reply %q", r.Content)
+	}
+}
+
+// A DM with the agent: every message is a mention.
+func TestBridgeDirectMessage(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.a.must(e.alice.sign(t, 9007, "", nostr.Tag{"h", "dm1"}, nostr.Tag{"type", "dm"}, nostr.Tag{"p", e.agent.pk}))
+	e.scripted(t)
+	b := e.start(t)
+	m := e.a.must(e.alice.sign(t, 9, "no tag needed", nostr.Tag{"h", "dm1"}))
+	if r := e.waitReply(t, "dm1", m.ID, 20*time.Second, b); r.Content != "heard 1: no tag needed" {
+		t.Fatalf("dm reply %q", r.Content)
+	}
+}
