@@ -26,6 +26,9 @@ type AgentInfo struct {
 type procEvents interface {
 	sessionUpdate(p *agentProc, n acp.SessionNotification)
 	requestPermission(ctx context.Context, p *agentProc, rpcID json.RawMessage, req acp.RequestPermissionRequest) acp.RequestPermissionResponse
+	// permissionSeen is called from the raw stream, before the SDK handles
+	// the request, so an answer can never arrive before the request is known.
+	permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption)
 }
 
 // agentProc is a running ACP agent: the child process and its connection.
@@ -94,6 +97,7 @@ func (a *agentProc) onLine(dir string, line []byte) {
 				ToolCall  struct {
 					ToolCallID string `json:"toolCallId"`
 				} `json:"toolCall"`
+				Options []acp.PermissionOption `json:"options"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(line, &m) == nil && m.Method == acp.ClientMethodSessionRequestPermission && len(m.ID) > 0 {
@@ -101,6 +105,7 @@ func (a *agentProc) onLine(dir string, line []byte) {
 			a.mu.Lock()
 			a.permIDs[k] = append(a.permIDs[k], append(json.RawMessage(nil), m.ID...))
 			a.mu.Unlock()
+			a.ev.permissionSeen(m.Params.SessionID, m.ID, m.Params.Options)
 		}
 	}
 	a.mu.Lock()

@@ -26,6 +26,11 @@ type Breaker struct {
 // Crash records a crash at now and returns how long to wait before the next
 // spawn, or open=true when the circuit opened (wait = the cooldown).
 func (b *Breaker) Crash(now time.Time) (wait time.Duration, open bool) {
+	if !b.openUntil.IsZero() && now.Sub(b.openUntil) < breakerWindow {
+		// half-open: the probe after the cooldown crashed within a window
+		b.openUntil = now.Add(breakerCooldown)
+		return breakerCooldown, true
+	}
 	keep := b.crashes[:0]
 	for _, t := range b.crashes {
 		if now.Sub(t) < breakerWindow {
@@ -35,8 +40,7 @@ func (b *Breaker) Crash(now time.Time) (wait time.Duration, open bool) {
 	b.crashes = append(keep, now)
 	if len(b.crashes) >= breakerThreshold {
 		b.openUntil = now.Add(breakerCooldown)
-		// Half-open after the cooldown: one more crash re-opens it.
-		b.crashes = b.crashes[len(b.crashes)-(breakerThreshold-1):]
+		b.crashes = nil
 		return breakerCooldown, true
 	}
 	d := respawnBase << (len(b.crashes) - 1)

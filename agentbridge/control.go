@@ -14,6 +14,7 @@ type pendingPerm struct {
 	session string
 	options []acp.PermissionOption
 	answer  chan acp.RequestPermissionOutcome // buffered 1; written once
+	done    bool                              // answered (under runner.mu)
 }
 
 func permKey(session string, rpcID json.RawMessage) string { return session + "\x00" + idKey(rpcID) }
@@ -28,10 +29,13 @@ func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json
 	case PermDeny:
 		return outcome(pickOption(req.Options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways))
 	}
-	pp := &pendingPerm{session: string(req.SessionId), options: req.Options, answer: make(chan acp.RequestPermissionOutcome, 1)}
-	key := permKey(pp.session, rpcID)
+	key := permKey(string(req.SessionId), rpcID)
 	r.mu.Lock()
-	r.perms[key] = pp
+	pp := r.perms[key]
+	if pp == nil { // not seen on the raw stream (cannot happen with a well-formed line)
+		pp = &pendingPerm{session: string(req.SessionId), options: req.Options, answer: make(chan acp.RequestPermissionOutcome, 1)}
+		r.perms[key] = pp
+	}
 	r.mu.Unlock()
 	r.log.Info("permission requested; waiting for the owner", "session", pp.session, "request", string(rpcID), "tool", req.ToolCall.ToolCallId)
 	timer := time.NewTimer(r.cfg.permTimeout)
@@ -48,10 +52,25 @@ func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json
 		out = acp.NewRequestPermissionOutcomeCancelled()
 	}
 	r.mu.Lock()
+	pp.done = true
 	delete(r.perms, key)
 	r.mu.Unlock()
 	p.last.Store(time.Now().UnixNano()) // the idle clock restarts after the owner's answer
 	return outcome(out)
+}
+
+// permissionSeen registers a request the moment its raw line is read, so
+// the owner's answer (sent after seeing the same line as a frame) finds it.
+func (r *runner) permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption) {
+	if r.cfg.Permissions != PermAsk {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := permKey(session, rpcID)
+	if r.perms[key] == nil {
+		r.perms[key] = &pendingPerm{session: session, options: options, answer: make(chan acp.RequestPermissionOutcome, 1)}
+	}
 }
 
 func outcome(o acp.RequestPermissionOutcome) acp.RequestPermissionResponse {
@@ -78,12 +97,12 @@ func (r *runner) answerPerm(session string, rpcID json.RawMessage, option string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pp := r.perms[key]
-	if pp == nil {
+	if pp == nil || pp.done {
 		return false
 	}
 	for _, o := range pp.options {
 		if string(o.OptionId) == option {
-			delete(r.perms, key)
+			pp.done = true
 			pp.answer <- acp.NewRequestPermissionOutcomeSelected(o.OptionId)
 			return true
 		}
@@ -95,9 +114,9 @@ func (r *runner) answerPerm(session string, rpcID json.RawMessage, option string
 func (r *runner) resolveSession(session string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for k, pp := range r.perms {
-		if pp.session == session {
-			delete(r.perms, k)
+	for _, pp := range r.perms {
+		if pp.session == session && !pp.done {
+			pp.done = true
 			pp.answer <- acp.NewRequestPermissionOutcomeCancelled()
 		}
 	}
@@ -108,7 +127,7 @@ func (r *runner) waitingForOwner(session string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, pp := range r.perms {
-		if pp.session == session {
+		if pp.session == session && !pp.done {
 			return true
 		}
 	}

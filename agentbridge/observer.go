@@ -86,17 +86,8 @@ func chunkKey(line []byte) (string, string) {
 		return "", ""
 	}
 	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			SessionID string `json:"sessionId"`
-			Update    struct {
-				SessionUpdate string `json:"sessionUpdate"`
-				Content       struct {
-					Type string `json:"type"`
-					Text string `json:"text"`
-				} `json:"content"`
-			} `json:"update"`
-		} `json:"params"`
+		Method string       `json:"method"`
+		Params updateParams `json:"params"`
 	}
 	if json.Unmarshal(line, &m) != nil || m.Method != "session/update" || m.Params.Update.Content.Type != "text" {
 		return "", ""

@@ -1,8 +1,11 @@
 package test
 
 import (
+	"bufio"
 	"fmt"
+	"github.com/ainb/hive/identity"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,5 +145,54 @@ func TestBridgeDirectMessage(t *testing.T) {
 	m := e.a.must(e.alice.sign(t, 9, "no tag needed", nostr.Tag{"h", "dm1"}))
 	if r := e.waitReply(t, "dm1", m.ID, 20*time.Second, b); r.Content != "heard 1: no tag needed" {
 		t.Fatalf("dm reply %q", r.Content)
+	}
+}
+
+// `hive agent watch` in line mode (stdout is a pipe): the owner sees the
+// prompt, the permission request with its id, the text and the stop reason.
+func TestAgentWatchLines(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t, `permissions = "allow"`)
+	b := e.start(t)
+	aliceKey := filepath.Join(e.dir, "alice.key")
+	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
+	identity.SaveKeyFile(aliceKey, keys, identity.SaveOptions{})
+	cmd := exec.Command(binary(t), "agent", "watch", e.agent.pk, "--key", aliceKey, "--hub", e.h.URL)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	time.Sleep(time.Second) // the watch subscribes
+	m := e.mention(t, e.a, e.alice, "room", "watch me [[tool]] [[permission]]")
+	e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	// the owner's client may get frames out of order: look for each line
+	want := map[string]bool{"prompt: [mention by": true, "tool: read a file [completed]": true, "permission: run a shell command (request": true,
+		"answered: allow": true, "text: ": true, "stop: end_turn": true}
+	var got []string
+	deadline := time.After(15 * time.Second)
+	for len(want) > 0 {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("watch exited; lines so far:\n%s", strings.Join(got, "\n"))
+			}
+			got = append(got, l)
+			for w := range want {
+				if strings.Contains(l, w) && strings.Contains(l, "room "+m.ID[:8]) {
+					delete(want, w)
+				}
+			}
+		case <-deadline:
+			t.Fatalf("watch lines lack %v:\n%s", want, strings.Join(got, "\n"))
+		}
 	}
 }

@@ -193,6 +193,7 @@ type frameWatch struct {
 	r      *raw
 	ck     [32]byte
 	frames chan agentbridge.Frame
+	err    error // why the subscription's connection ended
 }
 
 func (e *bridgeEnv) watchFrames(t *testing.T) *frameWatch {
@@ -201,9 +202,11 @@ func (e *bridgeEnv) watchFrames(t *testing.T) *frameWatch {
 	fw := &frameWatch{t: t, r: r, ck: e.ck, frames: make(chan agentbridge.Frame, 4096)}
 	r.send([]any{"REQ", "frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {e.alice.pk}}}})
 	go func() {
+		r.ws.SetReadDeadline(time.Time{}) // auth left a deadline behind
 		for {
 			_, b, err := r.ws.ReadMessage()
 			if err != nil {
+				fw.err = err
 				close(fw.frames)
 				return
 			}
@@ -231,7 +234,7 @@ func (fw *frameWatch) until(d time.Duration, pred func(agentbridge.Frame) bool) 
 		select {
 		case f, ok := <-fw.frames:
 			if !ok {
-				fw.t.Fatal("frame watch closed")
+				fw.t.Fatalf("frame watch closed: %v", fw.err)
 			}
 			got = append(got, f)
 			if pred(f) {

@@ -23,7 +23,7 @@ its AUTH event; the hub admits it on behalf of the owner while the conditions
 hold. See spec/identity.md.`,
 	}
 	usageErrors(cmd)
-	cmd.AddCommand(newAgentAttestCmd(), newAgentVerifyCmd(), newAgentRevokeCmd(), newAgentProfileCmd(), newAgentListCmd())
+	cmd.AddCommand(newAgentAttestCmd(), newAgentVerifyCmd(), newAgentRevokeCmd(), newAgentProfileCmd(), newAgentListCmd(), newAgentWatchCmd())
 	return cmd
 }
 

@@ -1,0 +1,69 @@
+package agentbridge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+func TestMentionRules(t *testing.T) {
+	agent, alice := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	ev := func(author string, tags ...nostr.Tag) *nostr.Event {
+		return &nostr.Event{ID: "m1", Kind: 9, PubKey: author, CreatedAt: 100, Content: "hi", Tags: tags}
+	}
+	cases := []struct {
+		name   string
+		ev     *nostr.Event
+		typ    string
+		member bool
+		why    string
+	}{
+		{"mention", ev(alice, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}), "stream", true, ""},
+		{"no p", ev(alice, nostr.Tag{"h", "c"}), "stream", true, "does not mention"},
+		{"dm without p", ev(alice, nostr.Tag{"h", "c"}), "dm", true, ""},
+		{"own event", ev(agent, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}), "stream", true, "own event"},
+		{"not a member", ev(alice, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}), "stream", false, "not a member"},
+		{"hop limit", ev(alice, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}, nostr.Tag{"hops", "3"}), "stream", true, "hop limit"},
+	}
+	for _, c := range cases {
+		_, why := mentionOf(c.ev, agent, c.typ, c.member)
+		if (c.why == "" && why != "") || !strings.Contains(why, c.why) {
+			t.Errorf("%s: why %q, want %q", c.name, why, c.why)
+		}
+	}
+}
+
+func TestReplyTags(t *testing.T) {
+	alice, bob := strings.Repeat("b", 64), strings.Repeat("c", 64)
+	at := time.Unix(100, 0)
+	batch := []Mention{
+		{ID: "m1", Channel: "c", Author: alice, At: at, Root: "m1"},
+		{ID: "m2", Channel: "c", Author: bob, At: at, Root: "r0", Hops: 1},
+	}
+	ev := replyEvent(batch, "answer")
+	want := []string{"h c", "e r0  root", "e m2  reply", "p " + alice, "p " + bob, "hops 2"}
+	var got []string
+	for _, tg := range ev.Tags {
+		got = append(got, strings.Join(tg, " "))
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("tags %q, want %q", got, want)
+	}
+	top := replyEvent(batch[:1], "x")
+	if top.Tags[1][1] != "m1" || top.Tags[2][1] != "m1" {
+		t.Fatalf("top-level mention: root and reply should both be the mention: %v", top.Tags)
+	}
+}
+
+func TestClipLongReplies(t *testing.T) {
+	long := strings.Repeat("é", MaxReplyBytes)
+	c := clip(long)
+	if len(c) > MaxReplyBytes || !strings.HasSuffix(c, truncationNote) || !strings.HasPrefix(c, "éé") {
+		t.Fatalf("clip: %d bytes", len(c))
+	}
+	if clip("short") != "short" {
+		t.Fatal("short text changed")
+	}
+}

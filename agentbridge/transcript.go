@@ -1,0 +1,282 @@
+package agentbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Transcript is the owner's live view of an agent, built from decrypted
+// observer frames by Apply (a pure reducer: no I/O, no clock).
+// Frames may arrive out of order (the owner's client may reorder them): a
+// late frame fills its gap, and a tool's status never moves backwards.
+type Transcript struct {
+	Turns   []*TurnView
+	Gaps    int // frames still missing (seq numbers skipped and not seen since)
+	lastSeq uint64
+	missing map[uint64]bool
+	byTurn  map[string]*TurnView
+}
+
+// maxTrackedGap bounds how many skipped seq numbers are remembered.
+const maxTrackedGap = 4096
+
+// TurnView is one turn as the owner sees it.
+type TurnView struct {
+	Channel, Session, Turn string
+	Prompt                 string
+	Text                   string
+	Thoughts               string
+	Tools                  []*ToolView
+	Plan                   []PlanItem
+	Permissions            []*PermissionView
+	Stop                   string // the prompt's stopReason, when finished
+}
+
+// ToolView is a tool call and its latest status.
+type ToolView struct {
+	ID, Title, Kind, Status string
+}
+
+// PlanItem is one entry of the agent's plan.
+type PlanItem struct {
+	Content, Status string
+}
+
+// PermissionView is a session/request_permission and how it was answered.
+type PermissionView struct {
+	Request  json.RawMessage // JSON-RPC id, for the control frame
+	Session  string
+	ToolCall string
+	Title    string
+	Options  []OptionView
+	Answer   string // the chosen optionId, "cancelled", or "" while pending
+}
+
+// OptionView is one permission option.
+type OptionView struct {
+	ID, Name, Kind string
+}
+
+// Event is one change Apply made, for line-by-line output.
+type Event struct {
+	Kind string // prompt, text, thought, tool, plan, permission, answered, stop, gap
+	Turn *TurnView
+	Text string
+}
+
+// NewTranscript returns an empty transcript.
+func NewTranscript() *Transcript {
+	return &Transcript{byTurn: map[string]*TurnView{}, missing: map[uint64]bool{}}
+}
+
+// rpc is the part of a JSON-RPC message the transcript reads.
+type rpc struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+// updateParams is the part of session/update params the bridge reads.
+type updateParams struct {
+	SessionID string `json:"sessionId"`
+	Update    struct {
+		SessionUpdate string `json:"sessionUpdate"`
+		Content       struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		toolFields
+		Entries []struct {
+			Content string `json:"content"`
+			Status  string `json:"status"`
+		} `json:"entries"`
+	} `json:"update"`
+}
+
+type toolFields struct {
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title"`
+	Kind       string `json:"kind"`
+	Status     string `json:"status"`
+}
+
+// Apply folds one frame into the transcript and returns what changed.
+func (tr *Transcript) Apply(f Frame) []Event {
+	var evs []Event
+	switch {
+	case tr.lastSeq != 0 && f.Seq > tr.lastSeq+1:
+		n := f.Seq - tr.lastSeq - 1
+		tr.Gaps += int(n)
+		for s := tr.lastSeq + 1; s < f.Seq && len(tr.missing) < maxTrackedGap; s++ {
+			tr.missing[s] = true
+		}
+	case f.Seq < tr.lastSeq && tr.missing[f.Seq]:
+		delete(tr.missing, f.Seq)
+		tr.Gaps--
+	}
+	if f.Seq > tr.lastSeq {
+		tr.lastSeq = f.Seq
+	}
+	t := tr.byTurn[f.Turn]
+	if t == nil {
+		t = &TurnView{Channel: f.Channel, Session: f.Session, Turn: f.Turn}
+		tr.byTurn[f.Turn] = t
+		tr.Turns = append(tr.Turns, t)
+	}
+	if f.Session != "" {
+		t.Session = f.Session
+	}
+	var m rpc
+	if json.Unmarshal(f.Msg, &m) != nil {
+		return evs
+	}
+	ev := func(kind, text string) { evs = append(evs, Event{Kind: kind, Turn: t, Text: text}) }
+	switch {
+	case f.Dir == "out" && m.Method == "session/prompt":
+		var p struct {
+			Prompt []struct{ Text string } `json:"prompt"`
+		}
+		json.Unmarshal(m.Params, &p)
+		for _, b := range p.Prompt {
+			t.Prompt += b.Text
+		}
+		ev("prompt", t.Prompt)
+	case f.Dir == "in" && m.Method == "session/update":
+		tr.update(t, m.Params, ev)
+	case f.Dir == "in" && m.Method == "session/request_permission":
+		var p struct {
+			SessionID string     `json:"sessionId"`
+			ToolCall  toolFields `json:"toolCall"`
+			Options   []struct {
+				OptionID string `json:"optionId"`
+				Name     string `json:"name"`
+				Kind     string `json:"kind"`
+			} `json:"options"`
+		}
+		json.Unmarshal(m.Params, &p)
+		pv := &PermissionView{Request: m.ID, Session: p.SessionID, ToolCall: p.ToolCall.ToolCallID, Title: p.ToolCall.Title}
+		for _, o := range p.Options {
+			pv.Options = append(pv.Options, OptionView{o.OptionID, o.Name, o.Kind})
+		}
+		if pv.Title == "" {
+			if tv := t.tool(p.ToolCall.ToolCallID); tv != nil {
+				pv.Title = tv.Title
+			}
+		}
+		t.upsertTool(p.ToolCall)
+		t.Permissions = append(t.Permissions, pv)
+		ev("permission", pv.Title)
+	case f.Dir == "out" && m.Method == "" && len(m.ID) > 0:
+		var r struct {
+			Outcome struct {
+				Outcome  string `json:"outcome"`
+				OptionID string `json:"optionId"`
+			} `json:"outcome"`
+		}
+		if json.Unmarshal(m.Result, &r) != nil || r.Outcome.Outcome == "" {
+			break
+		}
+		for _, pv := range t.Permissions {
+			if pv.Answer == "" && bytes.Equal(bytes.TrimSpace(pv.Request), bytes.TrimSpace(m.ID)) {
+				pv.Answer = r.Outcome.OptionID
+				if r.Outcome.Outcome == "cancelled" {
+					pv.Answer = "cancelled"
+				}
+				ev("answered", pv.Answer)
+			}
+		}
+	case f.Dir == "in" && m.Method == "" && len(m.Result) > 0:
+		var r struct {
+			StopReason string `json:"stopReason"`
+		}
+		if json.Unmarshal(m.Result, &r) == nil && r.StopReason != "" {
+			t.Stop = r.StopReason
+			ev("stop", r.StopReason)
+		}
+	}
+	return evs
+}
+
+func (tr *Transcript) update(t *TurnView, params json.RawMessage, ev func(kind, text string)) {
+	var p updateParams
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	u := p.Update
+	switch u.SessionUpdate {
+	case "agent_message_chunk":
+		t.Text += u.Content.Text
+		ev("text", u.Content.Text)
+	case "agent_thought_chunk":
+		t.Thoughts += u.Content.Text
+		ev("thought", u.Content.Text)
+	case "tool_call", "tool_call_update":
+		tv := t.upsertTool(u.toolFields)
+		ev("tool", fmt.Sprintf("%s [%s]", tv.Title, tv.Status))
+	case "plan":
+		t.Plan = t.Plan[:0]
+		for _, e := range u.Entries {
+			t.Plan = append(t.Plan, PlanItem{e.Content, e.Status})
+		}
+		ev("plan", fmt.Sprintf("%d entries", len(t.Plan)))
+	}
+}
+
+func (t *TurnView) tool(id string) *ToolView {
+	for _, tv := range t.Tools {
+		if tv.ID == id {
+			return tv
+		}
+	}
+	return nil
+}
+
+// upsertTool records a tool call; updates may arrive before the call itself.
+func (t *TurnView) upsertTool(f toolFields) *ToolView {
+	tv := t.tool(f.ToolCallID)
+	if tv == nil {
+		tv = &ToolView{ID: f.ToolCallID}
+		t.Tools = append(t.Tools, tv)
+	}
+	if f.Title != "" {
+		tv.Title = f.Title
+	}
+	if f.Kind != "" {
+		tv.Kind = f.Kind
+	}
+	if statusRank(f.Status) > statusRank(tv.Status) {
+		tv.Status = f.Status
+	}
+	if tv.Title == "" {
+		tv.Title = tv.ID
+	}
+	return tv
+}
+
+// Pending returns the permission requests still waiting for an answer.
+func (tr *Transcript) Pending() []*PermissionView {
+	var out []*PermissionView
+	for _, t := range tr.Turns {
+		for _, pv := range t.Permissions {
+			if pv.Answer == "" && t.Stop == "" {
+				out = append(out, pv)
+			}
+		}
+	}
+	return out
+}
+
+// statusRank orders tool call statuses; a late frame cannot undo progress.
+func statusRank(s string) int {
+	switch s {
+	case "pending":
+		return 1
+	case "in_progress":
+		return 2
+	case "completed", "failed":
+		return 3
+	}
+	return 0
+}

@@ -1,0 +1,77 @@
+package agentbridge
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func frame(seq uint64, dir, msg string) Frame {
+	return Frame{V: 1, Seq: seq, Channel: "c", Session: "s1", Turn: "m1", Dir: dir, Msg: json.RawMessage(msg)}
+}
+
+func TestTranscriptReducer(t *testing.T) {
+	tr := NewTranscript()
+	frames := []Frame{
+		frame(1, "out", `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"do it"}]}}`),
+		frame(2, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}}}`),
+		frame(3, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[{"content":"read","status":"completed"},{"content":"write","status":"pending"}]}}}`),
+		// the permission request may come before its tool_call
+		frame(4, "in", `{"jsonrpc":"2.0","id":"p-7","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"rm -rf build"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`),
+		frame(5, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"rm -rf build","kind":"execute","status":"pending"}}}`),
+	}
+	for _, f := range frames {
+		tr.Apply(f)
+	}
+	if p := tr.Pending(); len(p) != 1 || string(p[0].Request) != `"p-7"` || len(p[0].Options) != 2 || p[0].Title != "rm -rf build" {
+		t.Fatalf("pending %+v", p)
+	}
+	// seq 6 lost
+	evs := tr.Apply(frame(7, "out", `{"jsonrpc":"2.0","id":"p-7","result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`))
+	if tr.Gaps != 1 || len(evs) != 1 || evs[0].Kind != "answered" {
+		t.Fatalf("gaps %d events %+v", tr.Gaps, evs)
+	}
+	// seq 6 arrives late, out of order: the gap is filled, the status kept
+	tr.Apply(frame(6, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"in_progress"}}}`))
+	if tr.Gaps != 0 {
+		t.Fatalf("late frame did not fill the gap: %d", tr.Gaps)
+	}
+	tr.Apply(frame(8, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}}}`))
+	tr.Apply(frame(9, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"done "}}}}`))
+	tr.Apply(frame(10, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"now"}}}}`))
+	tr.Apply(frame(11, "in", `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`))
+
+	if len(tr.Turns) != 1 {
+		t.Fatalf("%d turns", len(tr.Turns))
+	}
+	tv := tr.Turns[0]
+	if tv.Prompt != "do it" || tv.Thoughts != "hmm" || tv.Text != "done now" || tv.Stop != "end_turn" {
+		t.Fatalf("turn %+v", tv)
+	}
+	if len(tv.Tools) != 1 || tv.Tools[0].Status != "completed" || tv.Tools[0].Kind != "execute" {
+		t.Fatalf("tools %+v", tv.Tools[0])
+	}
+	if len(tv.Plan) != 2 || tv.Plan[1].Status != "pending" {
+		t.Fatalf("plan %+v", tv.Plan)
+	}
+	if tv.Permissions[0].Answer != "ok" || len(tr.Pending()) != 0 {
+		t.Fatalf("permission answer %q", tv.Permissions[0].Answer)
+	}
+}
+
+func TestTranscriptIgnoresGarbage(t *testing.T) {
+	tr := NewTranscript()
+	tr.Apply(Frame{Seq: 1, Turn: "x", Dir: "in", Msg: json.RawMessage(`{"truncated":123456}`)})
+	tr.Apply(Frame{Seq: 2, Turn: "x", Dir: "in", Msg: json.RawMessage(`not json`)})
+	if len(tr.Turns) != 1 || tr.Turns[0].Text != "" || tr.Gaps != 0 {
+		t.Fatalf("%+v", tr.Turns[0])
+	}
+}
+
+func TestTranscriptLateToolCallKeepsStatus(t *testing.T) {
+	tr := NewTranscript()
+	tr.Apply(frame(2, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}}}`))
+	tr.Apply(frame(1, "in", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"read","status":"pending"}}}`))
+	if tv := tr.Turns[0].Tools[0]; tv.Status != "completed" || tv.Title != "read" {
+		t.Fatalf("%+v", tv)
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// watcher is one owner's view of one agent: the connection, the key to
+// open frames, and how to send control frames.
+type watcher struct {
+	c     *client.Client
+	agent string
+	ck    [32]byte
+}
+
+// control seals and publishes a control frame to the agent.
+func (w *watcher) control(ctx context.Context, c agentbridge.Control) error {
+	ev, err := agentbridge.SealFrame(c, w.ck, w.agent)
+	if err != nil {
+		return err
+	}
+	return w.c.Publish(ctx, ev)
+}
+
+func newAgentWatchCmd() *cobra.Command {
+	var f hubFlags
+	var plain bool
+	cmd := &cobra.Command{
+		Use:   "watch AGENT --key OWNER_KEYFILE",
+		Short: "Watch an agent's turns live (observer frames) and answer its permission requests",
+		Long: `Subscribe to the observer frames an agent's bridge sends its owner, decrypt
+them and show a live transcript: message text, thoughts, tool calls with their
+status, the plan, and permission requests. On a terminal, press 1-9 to pick
+an option of the oldest pending permission request, c to cancel the running
+turn, q to quit. When stdout is not a terminal (or with --plain) one line is
+printed per change; --json prints every decrypted frame as one JSON line.`,
+		Example: `  hive agent watch npub1... --key owner.key --hub ws://127.0.0.1:7447
+  hive agent watch npub1... --key owner.key --json | jq .msg.method`,
+		Args: exactArgs(1, "AGENT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := identity.ParsePublicKey(args[0])
+			if err != nil {
+				return usageErrorf("AGENT: %v", err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			dctx, cancel := context.WithTimeout(ctx, f.timeout)
+			c, err := f.dial(dctx)
+			cancel()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ck, err := nip44.GenerateConversationKey(agent, c.Keys.SecretHex)
+			if err != nil {
+				return exitWith(exitInvalid, err)
+			}
+			w := &watcher{c: c, agent: agent, ck: ck}
+			frames, errc := w.frames(ctx)
+			out := cmd.OutOrStdout()
+			switch {
+			case f.asJSON:
+				return watchJSON(out, frames, errc)
+			case plain || !isTerminal(out):
+				return watchLines(out, frames, errc)
+			}
+			return watchTUI(ctx, w, frames, errc)
+		},
+	}
+	f.register(cmd, "the owner's key file")
+	cmd.Flags().BoolVar(&plain, "plain", false, "print one line per change even on a terminal")
+	return cmd
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// frames subscribes to the agent's frames to this owner and decrypts them.
+func (w *watcher) frames(ctx context.Context) (<-chan agentbridge.Frame, <-chan error) {
+	out := make(chan agentbridge.Frame, 256)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(out)
+		sub, err := w.c.Relay.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Authors: []string{w.agent}, Tags: nostr.TagMap{"p": {w.c.Keys.PublicHex}}}})
+		if err != nil {
+			errc <- exitWith(exitUnavailable, err)
+			return
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.c.Relay.Context().Done():
+				errc <- exitWith(exitUnavailable, fmt.Errorf("connection to the hub lost"))
+				return
+			case reason := <-sub.ClosedReason:
+				errc <- exitWith(exitRefused, fmt.Errorf("the hub closed the subscription: %s", reason))
+				return
+			case ev := <-sub.Events:
+				var fr agentbridge.Frame
+				if err := agentbridge.OpenFrame(ev, w.ck, &fr); err != nil {
+					continue // not for this agent and owner pair
+				}
+				select {
+				case out <- fr:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, errc
+}
+
+func watchJSON(out io.Writer, frames <-chan agentbridge.Frame, errc <-chan error) error {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for fr := range frames {
+		if err := enc.Encode(fr); err != nil {
+			return err
+		}
+	}
+	return firstErr(errc)
+}
+
+func watchLines(out io.Writer, frames <-chan agentbridge.Frame, errc <-chan error) error {
+	tr := agentbridge.NewTranscript()
+	for fr := range frames {
+		for _, ev := range tr.Apply(fr) {
+			fmt.Fprintln(out, eventLine(ev))
+		}
+	}
+	return firstErr(errc)
+}
+
+// eventLine renders one transcript change as a line.
+func eventLine(ev agentbridge.Event) string {
+	where := ""
+	if ev.Turn != nil {
+		where = ev.Turn.Channel + " " + short(ev.Turn.Turn) + " "
+	}
+	text := strings.ReplaceAll(ev.Text, "\n", " ")
+	if ev.Kind == "permission" && ev.Turn != nil {
+		pv := ev.Turn.Permissions[len(ev.Turn.Permissions)-1]
+		var opts []string
+		for _, o := range pv.Options {
+			opts = append(opts, o.ID+"="+o.Kind)
+		}
+		text = fmt.Sprintf("%s (request %s, session %s; options %s)", text, pv.Request, pv.Session, strings.Join(opts, ", "))
+	}
+	return fmt.Sprintf("%s %s%s: %s", time.Now().Format("15:04:05"), where, ev.Kind, text)
+}
+
+func short(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+func firstErr(errc <-chan error) error {
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
