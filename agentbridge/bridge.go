@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -115,7 +114,7 @@ func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, 
 // runner is one configured agent: its hub connection, pool and queue.
 type runner struct {
 	cfg    *AgentConfig
-	url    string
+	to     Target
 	opt    Options
 	log    *slog.Logger
 	keys   identity.Keys
@@ -159,7 +158,11 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: a, url: cfg.Hub, opt: opt, log: opt.Log.With("agent", a.Name), keys: keys, tag: tag, owner: att.Owner,
+	to, err := resolveTarget(cfg.Hub, cfg.Pin, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: a, to: to, opt: opt, log: opt.Log.With("agent", a.Name), keys: keys, tag: tag, owner: att.Owner,
 		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
 		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
@@ -213,12 +216,3 @@ func (r *runner) publish(ctx context.Context, ev *nostr.Event) error {
 	}
 }
 
-func refusedForGood(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"restricted:", "invalid:", "blocked:", "duplicate:"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}

@@ -19,12 +19,12 @@ const catchUpSlack = answeredKeep
 func (r *runner) connectFirst(ctx context.Context) error {
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	h, err := r.opt.Dial(dctx, r.url, r.keys, r.tag)
+	h, err := r.opt.Dial(dctx, r.to, r.keys, r.tag)
 	if errors.Is(err, ErrAuthRefused) {
-		return fmt.Errorf("the hub at %s refused AUTH for %s: %w (is the owner a member, and the attestation not revoked?)", r.url, r.keys.Npub(), err)
+		return fmt.Errorf("the hub at %s refused AUTH for %s: %w (is the owner a member, and the attestation not revoked?)", r.to.URLs, r.keys.Npub(), err)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v (is it running? check hub = in the config)", ErrUnreachable, r.url, err)
+		return fmt.Errorf("hub %s: %w (is it running? check hub = in the config)", r.to.URLs, err)
 	}
 	r.setHub(h)
 	return nil
@@ -53,7 +53,7 @@ func (r *runner) run(ctx context.Context) {
 		if h == nil {
 			dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			var err error
-			h, err = r.opt.Dial(dctx, r.url, r.keys, r.tag)
+			h, err = r.opt.Dial(dctx, r.to, r.keys, r.tag)
 			cancel()
 			if err != nil {
 				r.log.Warn("reconnecting to the hub", "err", err, "in", backoff)
@@ -114,6 +114,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		}
 	}()
 	rosterDone := false
+	rosterEOSE := roster.EOSE
 	var mentionEvents <-chan *nostr.Event
 	var mentionClosed <-chan string
 	for {
@@ -137,8 +138,8 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 					return err
 				}
 			}
-		case <-roster.EOSE:
-			rosterDone = true
+		case <-rosterEOSE:
+			rosterDone, rosterEOSE = true, nil
 			if err := resubscribe(); err != nil {
 				return err
 			}

@@ -3,23 +3,24 @@ package agentbridge
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
+	"strings"
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Hub is the bridge's view of one authenticated connection to the hub.
+// Hub is the bridge's view of its authenticated connection to the hub (the
+// client package, which reconnects and resubscribes by itself).
 type Hub interface {
-	// Publish signs ev as the agent (when unsigned), sends it and waits for OK.
+	// Publish signs ev as the agent (when unsigned), sends it and waits for
+	// OK; ev is replaced by the signed event.
 	Publish(ctx context.Context, ev *nostr.Event) error
 	// Query returns the stored events matching f, or the hub's refusal.
 	Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 	// Subscribe opens a live subscription.
 	Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error)
-	// Done is closed when the connection is lost.
+	// Done is closed when the connection is gone for good.
 	Done() <-chan struct{}
 	Close()
 }
@@ -32,21 +33,25 @@ type Sub struct {
 	Unsub  func()
 }
 
+// Target is how the bridge reaches the hub.
+type Target struct {
+	URLs []string
+	Pin  string
+}
+
 // Dialer connects to the hub as keys, with the owner's attestation tag.
-type Dialer func(ctx context.Context, url string, keys identity.Keys, tag nostr.Tag) (Hub, error)
+type Dialer func(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error)
 
-// ErrUnreachable marks a hub the bridge could not connect to.
-var ErrUnreachable = errors.New("hub unreachable")
-
-// ErrAuthRefused marks a dial that reached the hub but whose AUTH was refused.
-var ErrAuthRefused = errors.New("AUTH refused")
+// Error classes of startup failures (the client's, so the CLI maps them to
+// exit codes).
+var (
+	ErrUnreachable = client.ErrUnreachable
+	ErrAuthRefused = client.ErrAuth
+)
 
 // DialClient is the Dialer over the client package.
-func DialClient(ctx context.Context, url string, keys identity.Keys, tag nostr.Tag) (Hub, error) {
-	c, err := client.Dial(ctx, url, keys, tag)
-	if errors.Is(err, client.ErrRefused) {
-		return nil, fmt.Errorf("%w: %v", ErrAuthRefused, err)
-	}
+func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin})
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +60,6 @@ func DialClient(ctx context.Context, url string, keys identity.Keys, tag nostr.T
 
 type clientHub struct{ c *client.Client }
 
-// Publish signs ev in place (the bridge reads its id) and waits for OK.
 func (h clientHub) Publish(ctx context.Context, ev *nostr.Event) error {
 	signed, err := h.c.Publish(ctx, *ev)
 	*ev = signed
@@ -71,29 +75,17 @@ func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, e
 	return out, err
 }
 
-// Done is closed when the client gives up (it reconnects by itself otherwise).
 func (h clientHub) Done() <-chan struct{} { return h.c.Done() }
 func (h clientHub) Close()                { h.c.Close() }
 
-// Subscribe adapts a client subscription to Sub: EOSE receives once, and the
-// end of the subscription is reported on Closed (Events is never closed).
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
 	s, err := h.c.Subscribe(ctx, fs...)
 	if err != nil {
 		return nil, err
 	}
 	events := make(chan *nostr.Event)
-	eose := make(chan struct{}, 1)
 	closed := make(chan string, 1)
 	stop := make(chan struct{})
-	var once sync.Once
-	go func() {
-		select {
-		case <-s.EOSE():
-			eose <- struct{}{}
-		case <-stop:
-		}
-	}()
 	go func() {
 		for ev := range s.Events() {
 			select {
@@ -102,23 +94,49 @@ func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error
 				return
 			}
 		}
-		reason := "subscription ended"
-		if err := s.Err(); err != nil {
-			var re *client.RefusedError
-			if errors.As(err, &re) {
-				reason = re.Reason
-			} else {
-				reason = err.Error()
-			}
-		}
-		select {
-		case closed <- reason:
-		case <-stop:
+		var re *client.RefusedError
+		if errors.As(s.Err(), &re) {
+			closed <- re.Reason
+		} else if err := s.Err(); err != nil && !errors.Is(err, client.ErrClosed) {
+			closed <- err.Error()
 		}
 	}()
 	unsub := func() {
-		once.Do(func() { close(stop) })
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
 		s.Close()
 	}
-	return &Sub{Events: events, EOSE: eose, Closed: closed, Unsub: unsub}, nil
+	return &Sub{Events: events, EOSE: s.EOSE(), Closed: closed, Unsub: unsub}, nil
+}
+
+// refusedForGood reports whether retrying a publish cannot help.
+func refusedForGood(err error) bool {
+	return errors.Is(err, client.ErrAuth) || errors.Is(err, client.ErrInvalid) || errors.Is(err, client.ErrDuplicate)
+}
+
+// resolveTarget reads the config's hub: a ws:// or wss:// URL, or the name
+// of a client profile (its hubs and pin; the key is the agent's own).
+func resolveTarget(hub, pin string, lookupEnv func(string) (string, bool)) (Target, error) {
+	if strings.HasPrefix(hub, "ws://") || strings.HasPrefix(hub, "wss://") {
+		return Target{URLs: []string{hub}, Pin: pin}, nil
+	}
+	home, err := client.Home(lookupEnv)
+	if err != nil {
+		return Target{}, err
+	}
+	profs, err := client.LoadProfiles(home)
+	if err != nil {
+		return Target{}, err
+	}
+	pr, err := profs.Get(hub)
+	if err != nil {
+		return Target{}, errors.New(`hub = "` + hub + `" is neither a ws:// or wss:// URL nor a profile (` + err.Error() + `)`)
+	}
+	if pin == "" {
+		pin = pr.Pin
+	}
+	return Target{URLs: pr.Hubs, Pin: pin}, nil
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ainb/hive/agentbridge"
-	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -24,7 +23,7 @@ import (
 // watcher is one owner's view of one agent: the connection, the key to
 // open frames, and how to send control frames.
 type watcher struct {
-	c     *client.Client
+	s     *session
 	agent string
 	ck    [32]byte
 }
@@ -35,11 +34,11 @@ func (w *watcher) control(ctx context.Context, c agentbridge.Control) error {
 	if err != nil {
 		return err
 	}
-	return w.c.Publish(ctx, ev)
+	_, err = w.s.Publish(ctx, *ev)
+	return err
 }
 
 func newAgentWatchCmd() *cobra.Command {
-	var f hubFlags
 	var plain bool
 	cmd := &cobra.Command{
 		Use:   "watch AGENT --key OWNER_KEYFILE",
@@ -51,7 +50,7 @@ an option of the oldest pending permission request, c to cancel the running
 turn, q to quit. When stdout is not a terminal (or with --plain) one line is
 printed per change; --json prints every decrypted frame as one JSON line.`,
 		Example: `  hive agent watch npub1... --key owner.key --hub ws://127.0.0.1:7447
-  hive agent watch npub1... --key owner.key --json | jq .msg.method`,
+  hive agent watch npub1... --json | jq .msg.method     # with the current profile`,
 		Args: exactArgs(1, "AGENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := identity.ParsePublicKey(args[0])
@@ -60,22 +59,22 @@ printed per change; --json prints every decrypted frame as one JSON line.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			dctx, cancel := context.WithTimeout(ctx, f.timeout)
-			c, err := f.dial(dctx)
+			dctx, cancel := context.WithTimeout(ctx, timeoutOf(cmd))
+			s, err := dial(dctx, cmd)
 			cancel()
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ck, err := nip44.GenerateConversationKey(agent, c.Keys.SecretHex)
+			defer s.Close()
+			ck, err := nip44.GenerateConversationKey(agent, s.keys.SecretHex)
 			if err != nil {
-				return exitWith(exitInvalid, err)
+				return usageErrorf("AGENT: %v", err)
 			}
-			w := &watcher{c: c, agent: agent, ck: ck}
+			w := &watcher{s: s, agent: agent, ck: ck}
 			frames, errc := w.frames(ctx)
 			out := cmd.OutOrStdout()
 			switch {
-			case f.asJSON:
+			case jsonOutput(cmd):
 				return watchJSON(out, frames, errc)
 			case plain || !isTerminal(out):
 				return watchLines(out, frames, errc)
@@ -83,7 +82,7 @@ printed per change; --json prints every decrypted frame as one JSON line.`,
 			return watchTUI(ctx, w, frames, errc)
 		},
 	}
-	f.register(cmd, "the owner's key file")
+	addTimeoutFlag(cmd, 10*time.Second)
 	cmd.Flags().BoolVar(&plain, "plain", false, "print one line per change even on a terminal")
 	return cmd
 }
@@ -99,24 +98,25 @@ func (w *watcher) frames(ctx context.Context) (<-chan agentbridge.Frame, <-chan 
 	errc := make(chan error, 1)
 	go func() {
 		defer close(out)
-		sub, err := w.c.Relay.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Authors: []string{w.agent}, Tags: nostr.TagMap{"p": {w.c.Keys.PublicHex}}}})
+		sub, err := w.s.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.ObserverFrame}, Authors: []string{w.agent}, Tags: nostr.TagMap{"p": {w.s.PublicKey()}}})
 		if err != nil {
-			errc <- exitWith(exitUnavailable, err)
+			errc <- err
 			return
 		}
+		defer sub.Close()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-w.c.Relay.Context().Done():
-				errc <- exitWith(exitUnavailable, fmt.Errorf("connection to the hub lost"))
-				return
-			case reason := <-sub.ClosedReason:
-				errc <- exitWith(exitRefused, fmt.Errorf("the hub closed the subscription: %s", reason))
-				return
-			case ev := <-sub.Events:
+			case ev, ok := <-sub.Events():
+				if !ok {
+					if err := sub.Err(); err != nil {
+						errc <- err
+					}
+					return
+				}
 				var fr agentbridge.Frame
-				if err := agentbridge.OpenFrame(ev, w.ck, &fr); err != nil {
+				if err := agentbridge.OpenFrame(&ev, w.ck, &fr); err != nil {
 					continue // not for this agent and owner pair
 				}
 				select {
@@ -155,7 +155,7 @@ func watchLines(out io.Writer, frames <-chan agentbridge.Frame, errc <-chan erro
 func eventLine(ev agentbridge.Event) string {
 	where := ""
 	if ev.Turn != nil {
-		where = ev.Turn.Channel + " " + short(ev.Turn.Turn) + " "
+		where = ev.Turn.Channel + " " + prefix8(ev.Turn.Turn) + " "
 	}
 	text := strings.ReplaceAll(ev.Text, "\n", " ")
 	if ev.Kind == "permission" && ev.Turn != nil {
@@ -169,7 +169,7 @@ func eventLine(ev agentbridge.Event) string {
 	return fmt.Sprintf("%s %s%s: %s", time.Now().Format("15:04:05"), where, ev.Kind, text)
 }
 
-func short(s string) string {
+func prefix8(s string) string {
 	if len(s) > 8 {
 		return s[:8]
 	}

@@ -27,7 +27,7 @@ type framesDone struct{}
 type statusMsg string
 
 func watchTUI(ctx context.Context, w *watcher, frames <-chan agentbridge.Frame, errc <-chan error) error {
-	m := watchModel{ctx: ctx, w: w, frames: frames, tr: agentbridge.NewTranscript(), status: "watching " + short(w.agent) + "…", width: 100}
+	m := watchModel{ctx: ctx, w: w, frames: frames, tr: agentbridge.NewTranscript(), status: "watching " + prefix8(w.agent) + "…", width: 100}
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen()).Run(); err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (m watchModel) answer(n int) tea.Cmd {
 func (m watchModel) cancelTurn() tea.Cmd {
 	for i := len(m.tr.Turns) - 1; i >= 0; i-- {
 		if t := m.tr.Turns[i]; t.Stop == "" && t.Session != "" {
-			return m.send(agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: t.Session}, "cancel sent for "+short(t.Turn))
+			return m.send(agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: t.Session}, "cancel sent for "+prefix8(t.Turn))
 		}
 	}
 	return nil
@@ -114,7 +114,7 @@ func (m watchModel) View() string {
 		if t.Stop != "" {
 			state = t.Stop
 		}
-		fmt.Fprintf(&b, "── #%s turn %s [%s]\n", t.Channel, short(t.Turn), state)
+		fmt.Fprintf(&b, "── #%s turn %s [%s]\n", t.Channel, prefix8(t.Turn), state)
 		if t.Prompt != "" {
 			fmt.Fprintf(&b, "  prompt: %s\n", tail(oneLine(t.Prompt), m.width-12))
 		}

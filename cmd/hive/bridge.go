@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -40,18 +39,11 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			b, err := agentbridge.New(cfg, agentbridge.Options{Passphrase: passphraseSource(cmd, false), Log: log})
 			if err != nil {
-				return exitWith(exitUsage, err)
+				return err // classified: a missing file, a refused key, else usage
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err = b.Run(ctx)
-			switch {
-			case errors.Is(err, agentbridge.ErrAuthRefused):
-				return exitWith(exitRefused, err)
-			case errors.Is(err, agentbridge.ErrUnreachable):
-				return exitWith(exitUnavailable, err)
-			}
-			return err
+			return b.Run(ctx) // classified: hub unreachable, AUTH refused
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "the bridge's TOML config file (required)")
