@@ -215,4 +215,3 @@ func (r *runner) publish(ctx context.Context, ev *nostr.Event) error {
 		}
 	}
 }
-
