@@ -96,7 +96,7 @@ func TestBridgeSteerAndCancel(t *testing.T) {
 	fw := e.watchFrames(t)
 
 	m := e.mention(t, e.a, e.alice, "room", "[[steerable:15s]] go")
-	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return method(f) == "session/prompt" })
+	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return strings.Contains(string(f.Msg), "waiting for steering") })
 	session := frames[len(frames)-1].Session
 	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn left"})
 	if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.HasSuffix(r.Content, "steered: turn left") {

@@ -223,6 +223,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			}
 		case "steerable":
 			d, _ := time.ParseDuration(m[2])
+			a.update(ctx, id, acp.UpdateAgentThoughtText("waiting for steering"))
 			select {
 			case <-ctx.Done():
 				return cancelled()
