@@ -34,7 +34,7 @@ const (
 type Gate string
 
 const (
-	Members        Gate = "members"         // any hub member
+	Members        Gate = "members"         // any hub member (channel-members when the event carries an h)
 	ChannelMembers Gate = "channel-members" // members of the channel named by h (open channels: any hub member)
 	AuthorOnly     Gate = "author-only"     // only the event's author
 	RecipientOnly  Gate = "recipient-only"  // only the pubkey named in its one p tag

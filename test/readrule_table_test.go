@@ -63,6 +63,20 @@ func TestReadRuleFilterTable(t *testing.T) {
 			w.check(t, tc.name, reader, tc.f)
 		}
 	}
+	// COUNT over several filters counts each readable event once.
+	for reader, k := range w.keys {
+		fs := []nostr.Filter{{Kinds: []int{30078}}, {Kinds: []int{9, 1}, Tags: nostr.TagMap{"t": {"plan"}}}, {Tags: nostr.TagMap{"p": {w.eve.pk}}}}
+		union := map[string]bool{}
+		for _, f := range fs {
+			f.Limit = w.maxLimit
+			for _, ev := range w.answer(f, k.pk) {
+				union[ev.ID] = true
+			}
+		}
+		if n, closed := w.readers[reader].count("multi", fs...); closed != "" || n != int64(len(union)) {
+			t.Errorf("%s: COUNT of three filters = %d %q, want %d", reader, n, closed, len(union))
+		}
+	}
 	// The table is not vacuous: the non-member is refused some filters, and
 	// answered others with fewer events than the member.
 	f := nostr.Filter{Kinds: []int{9}, Limit: 5}
