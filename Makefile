@@ -20,8 +20,13 @@ vet:
 
 test: vet test-go test-interop
 
+# The closed-hub tests run a second time over the PostgreSQL log (the tests
+# start a throwaway cluster; they skip without PostgreSQL unless CI requires it).
+CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*
+
 test-go: test-adapters-deps
 	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
+	HIVE_TEST_STORE=postgres $(GO) test -tags $(TAGS) -count=1 -timeout 10m -run '^($(CLOSED_HUB_TESTS))$$' ./test/
 
 # The real ACP adapters the bridge tests run (test/adapters/package.json, pinned).
 test-adapters-deps:

@@ -123,7 +123,7 @@ var pingFrame = frame(opPing)
 // Relay serves the hub. Create it with New; it is an http.Handler.
 type Relay struct {
 	cfg   Config
-	store *store.SQLite
+	store Log
 	log   *slog.Logger
 	Hooks Hooks
 
@@ -141,7 +141,7 @@ type Relay struct {
 }
 
 // New builds a relay over st. Call Close to stop it.
-func New(cfg Config, st *store.SQLite, log *slog.Logger) *Relay {
+func New(cfg Config, st Log, log *slog.Logger) *Relay {
 	cfg.defaults()
 	if log == nil {
 		log = slog.Default()
@@ -173,7 +173,7 @@ func New(cfg Config, st *store.SQLite, log *slog.Logger) *Relay {
 func (r *Relay) Config() Config { return r.cfg }
 
 // Store returns the event log the relay writes to.
-func (r *Relay) Store() *store.SQLite { return r.store }
+func (r *Relay) Store() Log { return r.store }
 
 // ServeHTTP answers NIP-11 requests and upgrades websockets.
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {

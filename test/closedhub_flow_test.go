@@ -2,7 +2,6 @@ package test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -169,37 +168,36 @@ func TestProjectionsRebuildFromLog(t *testing.T) {
 	rev, _ := identity.NewRevocation(ak, agent.pk, "", time.Now().Unix())
 	a.must(rev)
 
-	diffs, n, err := hub.Verify(context.Background(), h.Path, h.Admin.pk)
+	live := h.rawDB(t)
+	defer live.Close()
+	diffs, n, err := hub.VerifyLog(context.Background(), live, h.Admin.pk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(diffs) != 0 || n == 0 {
 		t.Fatalf("replay --verify after a mixed workload: %d state events, differences:\n%s", n, strings.Join(diffs, "\n"))
 	}
-	before := dumpProjections(t, h.Path)
+	before := dumpProjections(t, h)
 	h.stop()
 
-	db, _ := sql.Open("sqlite3", h.Path)
+	db := h.rawDB(t)
 	for _, tbl := range []string{"hub_members", "channels", "channel_members", "agents", "revocations", "reactions"} {
 		if _, err := db.Exec("DELETE FROM " + tbl); err != nil {
 			t.Fatal(err)
 		}
 	}
 	db.Close()
-	if after := dumpProjections(t, h.Path); after == before {
+	if after := dumpProjections(t, h); after == before {
 		t.Fatal("deleting the projections changed nothing; the test is broken")
 	}
 	startClosedHubAt(t, h.Path, h.Admin).stop()
-	if after := dumpProjections(t, h.Path); after != before {
+	if after := dumpProjections(t, h); after != before {
 		t.Fatalf("state after rebuild differs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
 
-func dumpProjections(t *testing.T, path string) string {
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
+func dumpProjections(t *testing.T, h *closedHub) string {
+	db := h.rawDB(t)
 	defer db.Close()
 	var out []string
 	for _, q := range []string{

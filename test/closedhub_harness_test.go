@@ -12,12 +12,14 @@ import (
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/relay/hub"
+	"github.com/ainb/hive/relay/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 type closedHub struct {
 	URL   string
 	Path  string
+	DSN   string // the PostgreSQL log's, when the hub runs on one (else Path)
 	Admin key
 	Hub   *hub.Hub
 	stop  func()
@@ -31,6 +33,14 @@ func startClosedHub(t testing.TB) *closedHub {
 
 func startClosedHubAt(t testing.TB, path string, admin key) *closedHub {
 	t.Helper()
+	openStore, dsn := hubStore(t, path)
+	return startClosedHubOn(t, path, openStore, dsn, admin)
+}
+
+// startClosedHubOn runs the closed hub over the log openStore opens (nil:
+// the SQLite file at path; dsn names a PostgreSQL log).
+func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn string, admin key) *closedHub {
+	t.Helper()
 	hk, err := identity.GenerateKeys()
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +50,7 @@ func startClosedHubAt(t testing.TB, path string, admin key) *closedHub {
 		t.Fatal(err)
 	}
 	url := "ws://" + ln.Addr().String()
-	h, err := hub.Open(hub.Config{DBPath: path, Admin: admin.pk, Keys: hk, Relay: relay.Config{PublicURLs: []string{url}}, Log: slog.New(slog.DiscardHandler)})
+	h, err := hub.Open(hub.Config{DBPath: path, OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: relay.Config{PublicURLs: []string{url}}, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +65,7 @@ func startClosedHubAt(t testing.TB, path string, admin key) *closedHub {
 		}
 	}
 	t.Cleanup(stop)
-	return &closedHub{URL: url, Path: path, Admin: admin, Hub: h, stop: stop}
+	return &closedHub{URL: url, Path: path, DSN: dsn, Admin: admin, Hub: h, stop: stop}
 }
 
 // as connects and authenticates as k, failing the test if AUTH is refused.

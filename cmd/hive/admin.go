@@ -7,13 +7,12 @@ import (
 	"path/filepath"
 
 	"github.com/ainb/hive/identity"
-	"github.com/ainb/hive/relay/hub"
 	"github.com/spf13/cobra"
 )
 
 func newAdminCmd() *cobra.Command {
 	admin := &cobra.Command{Use: "admin", Short: "Operate on a hub's data directory"}
-	var data, adminFlag string
+	var data, adminFlag, storeURL string
 	var verify bool
 	replay := &cobra.Command{
 		Use:   "replay --verify",
@@ -24,7 +23,7 @@ func newAdminCmd() *cobra.Command {
 				return exitWith(exitUsage, fmt.Errorf("replay only runs with --verify (the hub itself rebuilds its projections at every start)"))
 			}
 			db := filepath.Join(data, "hive.db")
-			if _, err := os.Stat(db); err != nil {
+			if _, err := os.Stat(db); err != nil && storeURL == "" {
 				return exitWith(exitNotFound, fmt.Errorf("no event log at %s (use --data DIR)", db))
 			}
 			adminHex := adminFlag
@@ -40,7 +39,7 @@ func newAdminCmd() *cobra.Command {
 					return exitWith(exitUsage, fmt.Errorf("--admin: %w", err))
 				}
 			}
-			diffs, n, err := hub.Verify(cmd.Context(), db, adminHex)
+			diffs, n, err := verifyStore(cmd.Context(), db, storeURL, adminHex)
 			if err != nil {
 				return err
 			}
@@ -59,7 +58,8 @@ func newAdminCmd() *cobra.Command {
 	}
 	replay.Flags().StringVar(&data, "data", ".hive", "data directory of the hub")
 	replay.Flags().StringVar(&adminFlag, "admin", "", "admin pubkey, as given to hive serve (default: DATA/admin.key)")
+	replay.Flags().StringVar(&storeURL, "store", "", "verify this postgres:// log instead of the SQLite one in --data")
 	replay.Flags().BoolVar(&verify, "verify", false, "compare the rebuilt projections with the live ones")
-	admin.AddCommand(replay)
+	admin.AddCommand(replay, newMigrateCmd())
 	return admin
 }

@@ -59,7 +59,7 @@ func newImportCmd() *cobra.Command {
 
 type importResult struct{ stored, dup, rejected int64 }
 
-func importEvents(ctx context.Context, st *store.SQLite, in io.Reader, verify bool) (importResult, error) {
+func importEvents(ctx context.Context, st store.Log, in io.Reader, verify bool) (importResult, error) {
 	var res importResult
 	var wg sync.WaitGroup
 	var firstErr atomic.Value

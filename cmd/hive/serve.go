@@ -34,7 +34,8 @@ type serveFlags struct {
 	tls        string       // "" or "self-signed"
 	tlsCert    string
 	tlsKey     string
-	plaintext  bool // --insecure-plaintext
+	plaintext  bool   // --insecure-plaintext
+	store      string // --store: "" (SQLite in data) or a postgres:// URL
 }
 
 func newServeCmd() *cobra.Command {
@@ -59,6 +60,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", "", "serve wss with this PEM certificate (with --tls-key)")
 	cmd.Flags().StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
+	cmd.Flags().StringVar(&f.store, "store", "", "event log: a postgres:// URL to share one PostgreSQL log between several hive instances (default: SQLite in --data)")
 	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
 	def := relay.Defaults()
 	cmd.Flags().DurationVar(&f.limits.AuthTimeout, "auth-timeout", def.AuthTimeout, "close connections that have not authenticated (NIP-42) by then")
@@ -102,6 +104,10 @@ func serve(ctx context.Context, f serveFlags) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	openStore, err := storeOpener(f.store)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
@@ -127,18 +133,19 @@ func serve(ctx context.Context, f serveFlags) error {
 		}
 	}
 	h, err := hub.Open(hub.Config{
-		DBPath: filepath.Join(f.data, "hive.db"),
-		Admin:  admin,
-		Keys:   hubKey,
-		Relay:  relayConfig(f.limits, urls),
-		Store:  store.Options{CommitWindow: commitWindow(f.window)},
-		Log:    log,
+		DBPath:    filepath.Join(f.data, "hive.db"),
+		OpenStore: openStore,
+		Admin:     admin,
+		Keys:      hubKey,
+		Relay:     relayConfig(f.limits, urls),
+		Store:     store.Options{CommitWindow: commitWindow(f.window)},
+		Log:       log,
 	})
 	if err != nil {
 		return fmt.Errorf("opening the hub: %w", err)
 	}
 	defer h.Close()
-	st, rl := h.Store, h.Relay
+	rl := h.Relay
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -150,7 +157,6 @@ func serve(ctx context.Context, f serveFlags) error {
 	if f.pprof != "" {
 		go servePprof(f.pprof, log)
 	}
-	go sweepExpired(ctx, st, log)
 	errc := make(chan error, 1)
 	go func() {
 		if tlsConf != nil {
@@ -175,21 +181,6 @@ func serve(ctx context.Context, f serveFlags) error {
 	h.Close()
 	log.Info("stopped")
 	return nil
-}
-
-func sweepExpired(ctx context.Context, st *store.SQLite, log *slog.Logger) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := st.SweepExpired(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("expiration sweep failed", "err", err)
-			}
-		}
-	}
 }
 
 func servePprof(addr string, log *slog.Logger) {

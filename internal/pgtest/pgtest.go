@@ -207,6 +207,49 @@ func (c *Cluster) admin(db string) string {
 // HIVE_REQUIRE_POSTGRES is set) if PostgreSQL is not installed.
 func (c *Cluster) DSN(t testing.TB) string {
 	t.Helper()
+	c.check(t)
+	return c.Named(t, fmt.Sprintf("t%d_%d", os.Getpid(), c.counter.Add(1)))
+}
+
+// Named returns the connection URL of the database called name, creating it
+// if it does not exist yet, so a test can stop a server and start another on
+// the same database; it is dropped when t ends. name must be a plain
+// identifier (letters, digits, underscores).
+func (c *Cluster) Named(t testing.TB, name string) string {
+	t.Helper()
+	c.check(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.admin("postgres"))
+	if err != nil {
+		t.Fatalf("pgtest: connecting to the cluster: %v", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
+			t.Fatalf("pgtest: creating database: %v", err)
+		}
+		t.Cleanup(func() { c.drop(name) })
+	}
+	return c.admin(name)
+}
+
+func (c *Cluster) drop(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if conn, err := pgx.Connect(ctx, c.admin("postgres")); err == nil {
+		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		conn.Close(ctx)
+	}
+}
+
+// check skips or fails t when there is no cluster.
+func (c *Cluster) check(t testing.TB) {
+	t.Helper()
 	switch {
 	case c == nil:
 		t.Fatal("pgtest: no cluster; call pgtest.Main from TestMain")
@@ -217,26 +260,6 @@ func (c *Cluster) DSN(t testing.TB) string {
 	case c.failed != nil:
 		t.Fatalf("pgtest: could not start a PostgreSQL cluster: %v", c.failed)
 	}
-	name := fmt.Sprintf("t%d_%d", os.Getpid(), c.counter.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, c.admin("postgres"))
-	if err != nil {
-		t.Fatalf("pgtest: connecting to the cluster: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
-		t.Fatalf("pgtest: creating database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if conn, err := pgx.Connect(ctx, c.admin("postgres")); err == nil {
-			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			conn.Close(ctx)
-		}
-	})
-	return c.admin(name)
 }
 
 // Available reports whether the cluster runs (for tests that branch on it).

@@ -47,7 +47,7 @@ func (h *Hub) rememberChannels(evs []*nostr.Event) {
 	if len(ids) == 0 || h.Store == nil {
 		return
 	}
-	rows, err := h.Store.ReadDB().Query(`SELECT id, channel FROM events WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...)
+	rows, err := h.Store.Reader().Query(`SELECT id, channel FROM events WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...)
 	if err != nil {
 		h.log.Warn("caching the channels of committed events", "err", err)
 		return

@@ -20,13 +20,15 @@ import (
 
 // Config wires a hub.
 type Config struct {
-	DBPath string
-	Admin  string        // hex pubkey of the configured admin, the first member
-	Keys   identity.Keys // the hub's own key, signs 39000-39002 and 40099
-	Relay  relay.Config
-	Store  store.Options
-	Log    *slog.Logger
-	Now    func() time.Time
+	DBPath string // the SQLite log, unless OpenStore is set
+	// OpenStore opens another log (PostgreSQL) with the hub's options.
+	OpenStore store.Opener
+	Admin     string        // hex pubkey of the configured admin, the first member
+	Keys      identity.Keys // the hub's own key, signs 39000-39002 and 40099
+	Relay     relay.Config
+	Store     store.Options
+	Log       *slog.Logger
+	Now       func() time.Time
 }
 
 // Hub is a running closed hub.
@@ -36,7 +38,7 @@ type Hub struct {
 	log   *slog.Logger
 	now   func() time.Time
 
-	Store *store.SQLite
+	Store store.Log
 	Relay *relay.Relay
 
 	mu   sync.RWMutex
@@ -46,6 +48,7 @@ type Hub struct {
 	scopes  scopeCache
 	proj    *projector
 	kicks   *kicker
+	cluster *cluster             // following a log other instances share, if it is
 	gated   map[kinds.Gate][]int // stored kind numbers by read gate, from the kinds table
 }
 
@@ -69,7 +72,10 @@ func Open(cfg Config) (*Hub, error) {
 		}
 	}
 	cfg.Store.Projector = h.proj
-	st, err := store.Open(cfg.DBPath, cfg.Store)
+	if cfg.OpenStore == nil {
+		cfg.OpenStore = func(o store.Options) (store.Log, error) { return store.Open(cfg.DBPath, o) }
+	}
+	st, err := cfg.OpenStore(cfg.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -97,11 +103,13 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
 	h.Relay.Hooks.ReadScope = h.readScope
 	h.kicks = startKicker(h.Relay, h.log)
+	h.cluster = startCluster(h)
 	return h, nil
 }
 
 // Close stops the relay, then commits pending writes and closes the log.
 func (h *Hub) Close() {
+	h.cluster.stop()
 	h.Relay.Close()
 	h.Store.Close()
 	h.kicks.stop()
@@ -111,7 +119,7 @@ func (h *Hub) Close() {
 func (h *Hub) Admin() string { return h.admin }
 
 func (h *Hub) reload() error {
-	v, err := loadView(h.Store.ReadDB(), h.admin)
+	v, err := loadView(h.Store.Reader(), h.admin)
 	if err != nil {
 		return err
 	}

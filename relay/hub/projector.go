@@ -36,7 +36,7 @@ func (p *projector) Stateful(kind int) bool { return kinds.Classify(kind).IsStat
 
 // Apply checks ev in the write transaction and writes its effect, returning
 // the hub-signed snapshots it calls for.
-func (p *projector) Apply(sqlTx *store.Tx, ev *nostr.Event) ([]*nostr.Event, error) {
+func (p *projector) Apply(sqlTx store.WriteTx, ev *nostr.Event) ([]*nostr.Event, error) {
 	mark := len(p.pending)
 	t := p.tx(sqlTx, func(d delta) { p.pending = append(p.pending, pendingDelta{ev.ID, d}) })
 	ch, err := t.apply(ev)
@@ -52,8 +52,8 @@ func (p *projector) Apply(sqlTx *store.Tx, ev *nostr.Event) ([]*nostr.Event, err
 }
 
 // tx wraps a write transaction for the rules; edits may be nil (replay).
-func (p *projector) tx(sqlTx *store.Tx, edits func(delta)) *tx {
-	return &tx{Tx: sqlTx, admin: p.hub.admin, rules: p.rules, cache: p.cache, edits: edits}
+func (p *projector) tx(sqlTx store.WriteTx, edits func(delta)) *tx {
+	return &tx{WriteTx: sqlTx, admin: p.hub.admin, rules: p.rules, cache: p.cache, edits: edits}
 }
 
 // RolledBack drops everything cached and pending: it may describe undone writes.

@@ -42,7 +42,7 @@ func (h *Hub) storedChannel(id string) (string, bool) {
 	if ch, ok := h.targets.get(id); ok {
 		return ch, true
 	}
-	ch, stored := store.StoredChannel(h.Store.ReadDB(), id)
+	ch, stored := store.StoredChannel(h.Store.Reader(), id)
 	if stored {
 		h.targets.put(id, ch)
 	}

@@ -18,7 +18,7 @@ import (
 // log into them, in commit order, through the same rules as live writes.
 // It returns how many events it replayed and how many the rules now refuse.
 func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
-	err = h.Store.Exec(ctx, func(sqlTx *store.Tx) error {
+	err = h.Store.Exec(ctx, func(sqlTx store.WriteTx) error {
 		replayed, refused = 0, 0
 		for _, t := range projectionTables {
 			if _, err := sqlTx.Exec("DELETE FROM " + t); err != nil {
@@ -103,6 +103,11 @@ func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed
 		return nil, 0, err
 	}
 	defer live.Close()
+	return VerifyLog(ctx, live, admin)
+}
+
+// VerifyLog is Verify for any log, read through live (its Reader).
+func VerifyLog(ctx context.Context, live store.Reader, admin string) (diffs []string, replayed int, err error) {
 	dir, err := os.MkdirTemp("", "hive-replay-")
 	if err != nil {
 		return nil, 0, err
@@ -122,12 +127,7 @@ func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the log: %w", err)
 	}
-	err = st.Exec(ctx, func(tx *store.Tx) error {
-		ins, err := tx.Prepare(`INSERT INTO events (seq, id, pubkey, created_at, kind, d, expiration, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
+	err = st.Exec(ctx, func(tx store.WriteTx) error {
 		for rows.Next() {
 			var seq, at int64
 			var kind int
@@ -137,7 +137,7 @@ func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed
 			if err := rows.Scan(&seq, &id, &pk, &at, &kind, &d, &exp, &raw); err != nil {
 				return err
 			}
-			if _, err := ins.Exec(seq, id, pk, at, kind, d, exp, raw); err != nil {
+			if _, err := tx.Exec(`INSERT INTO events (seq, id, pubkey, created_at, kind, d, expiration, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, seq, id, pk, at, kind, d, exp, raw); err != nil {
 				return err
 			}
 		}
@@ -166,7 +166,7 @@ func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed
 }
 
 // dumpTable renders every row of a table as a sorted list of strings.
-func dumpTable(db *sql.DB, table string) ([]string, error) {
+func dumpTable(db store.Reader, table string) ([]string, error) {
 	rows, err := db.Query("SELECT * FROM " + table)
 	if err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ type change struct {
 // tx wraps the write transaction with the lookups the rules need. It
 // implements state, so the rules every event obeys read it like the view.
 type tx struct {
-	*store.Tx
+	store.WriteTx
 	admin string
 	rules ruleSet
 	cache *writeCache

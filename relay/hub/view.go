@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+
+	"github.com/ainb/hive/relay/store"
 )
 
 type channelView struct {
@@ -23,7 +25,7 @@ type view struct {
 	revocations map[[2]string]int64
 }
 
-func loadView(db *sql.DB, admin string) (*view, error) {
+func loadView(db store.Reader, admin string) (*view, error) {
 	v := &view{members: map[string]role{admin: roleAdmin}, channels: map[string]*channelView{}, agents: map[string]string{}, revocations: map[[2]string]int64{}}
 	scan := func(q string, fn func(*sql.Rows) error) error {
 		rows, err := db.Query(q)

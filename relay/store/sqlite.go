@@ -29,7 +29,7 @@ import (
 // transaction and returned to the caller for fan-out.
 type Projector interface {
 	Schema() []string
-	Apply(tx *Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
+	Apply(tx WriteTx, ev *nostr.Event) (derived []*nostr.Event, err error)
 	// Stateful reports whether Apply may write for this kind; such events are
 	// checked for duplicates before Apply runs, others by the insert itself.
 	Stateful(kind int) bool
@@ -51,6 +51,9 @@ type Options struct {
 	Projector    Projector
 	Now          func() time.Time
 	Log          func(msg string, err error) // where the writer reports trouble (default: nowhere)
+	// SweepEvery is how often the store deletes expired events (default 1
+	// min; negative: never, SweepExpired only).
+	SweepEvery time.Duration
 }
 
 func (o *Options) defaults() {
@@ -87,6 +90,9 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = func(string, error) {}
 	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = time.Minute
+	}
 }
 
 // SQLite is the event log. Create it with Open.
@@ -107,6 +113,7 @@ type SQLite struct {
 
 	stopCk chan struct{}
 	ckDone chan struct{}
+	upkeep *Maintenance
 
 	mu     sync.RWMutex // guards closed against concurrent submits
 	closed bool
@@ -131,7 +138,7 @@ const (
 type write struct {
 	op      op
 	ev      *nostr.Event
-	fn      func(*Tx) error
+	fn      func(WriteTx) error
 	err     error
 	derived []*nostr.Event
 	res     chan struct{}               // closed when done, for waiting callers
@@ -210,6 +217,13 @@ func Open(path string, opts Options) (*SQLite, error) {
 		wstmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}, rstmts: map[string]*sql.Stmt{}}
 	go s.writer()
 	go s.checkpointer()
+	s.upkeep = StartMaintenance(opts.SweepEvery, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.SweepExpired(ctx); err != nil {
+			opts.Log("sweeping expired events failed", err)
+		}
+	})
 	return s, nil
 }
 
@@ -218,6 +232,7 @@ func (s *SQLite) Init() error { return nil }
 
 // Close stops accepting writes, commits everything already queued, and closes.
 func (s *SQLite) Close() {
+	s.upkeep.Stop()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -248,6 +263,9 @@ func (s *SQLite) Limits() (def, max int) { return s.opts.DefaultLimit, s.opts.Ma
 
 // ReadDB exposes the read-only pool for projections that want to answer queries.
 func (s *SQLite) ReadDB() *sql.DB { return s.r }
+
+// Reader is the read-only pool; SQLite takes ? placeholders as they are.
+func (s *SQLite) Reader() Reader { return s.r }
 
 func (s *SQLite) enqueue(ctx context.Context, w *write) error {
 	s.mu.RLock()
@@ -312,7 +330,7 @@ func (s *SQLite) DeleteEvent(ctx context.Context, ev *nostr.Event) error {
 }
 
 // Exec runs fn inside the writer's next transaction, serialised with event writes.
-func (s *SQLite) Exec(ctx context.Context, fn func(*Tx) error) error {
+func (s *SQLite) Exec(ctx context.Context, fn func(WriteTx) error) error {
 	return s.submit(ctx, &write{op: opExec, fn: fn})
 }
 
@@ -495,25 +513,8 @@ func (s *SQLite) commitBatch(batch []*write) bool {
 		return true
 	}
 	tx := &Tx{sqlTx, s}
-	moves := 0
-	for i := 0; i < len(batch); i++ {
+	if i := ApplyBatch(batch, func(w *write) error { return s.apply(tx, w) }, setErr, saves); i >= 0 {
 		w := batch[i]
-		w.err = s.apply(tx, w)
-		if w.err == nil {
-			continue
-		}
-		if isRefusal(w.err) {
-			// Refused for want of an event queued later in this batch: try it
-			// again right after that one (nothing was written, see commit).
-			if j := needed(batch[i+1:], w.err); j >= 0 && moves < len(batch)*len(batch) {
-				moves++
-				copy(batch[i:], batch[i+1:i+2+j])
-				batch[i+1+j] = w
-				w.err = nil
-				i--
-			}
-			continue
-		}
 		tx.Rollback()
 		if len(batch) > 1 {
 			return false
@@ -533,40 +534,25 @@ func (s *SQLite) commitBatch(batch []*write) bool {
 	return true
 }
 
-// committed tells the projector, if it wants to know, which events a commit
-// stored, before any caller hears of them.
+// committed tells the projector which events a commit stored.
 func (s *SQLite) committed(batch []*write) {
-	cm, ok := s.opts.Projector.(interface{ Committed([]*nostr.Event) })
-	if !ok {
-		return
-	}
 	var evs []*nostr.Event
 	for _, w := range batch {
 		if w.op == opSave && w.err == nil {
 			evs = append(evs, w.ev)
 		}
 	}
-	cm.Committed(evs)
+	NotifyCommitted(s.opts.Projector, evs)
 }
 
-// needed returns the position in later of the event a refusal needed, or -1.
-func needed(later []*write, err error) int {
-	var r *Rejection
-	if !errors.As(err, &r) || r.Needs == "" {
-		return -1
-	}
-	for j, w := range later {
-		if w.op == opSave && w.ev.ID == r.Needs {
-			return j
-		}
-	}
-	return -1
-}
+func setErr(w *write, err error) { w.err = err }
 
-// isRefusal tells a decided refusal (nothing written) from a failure.
-func isRefusal(err error) bool {
-	var r *Rejection
-	return errors.As(err, &r) || errors.Is(err, ErrDuplicate)
+// saves names the event a write stores, for ApplyBatch.
+func saves(w *write) string {
+	if w.op != opSave {
+		return ""
+	}
+	return w.ev.ID
 }
 
 func (s *SQLite) apply(tx *Tx, w *write) error {
@@ -603,7 +589,7 @@ func (s *SQLite) apply(tx *Tx, w *write) error {
 		if err == nil {
 			err = s.write(tx, d, dp)
 		}
-		if err != nil && !isRefusal(err) {
+		if err != nil && !IsRefusal(err) {
 			return fmt.Errorf("storing derived kind %d: %w", d.Kind, err)
 		}
 	}

@@ -8,27 +8,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/relay/store"
 	"github.com/ainb/hive/relay/store/storetest"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 // follower collects what Follow delivers.
 type follower struct {
-	mu   sync.Mutex
-	seen map[string]int
-	seqs []int64
+	mu    sync.Mutex
+	seen  map[string]int
+	local map[string]bool
+	seqs  []int64
 }
 
 func follow(t *testing.T, s *Store, after int64) *follower {
-	f := &follower{seen: map[string]int{}}
+	f := &follower{seen: map[string]int{}, local: map[string]bool{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.Follow(ctx, after, 200*time.Millisecond, func(c Committed) {
+		s.Follow(ctx, after, func(seq int64, st store.Stored, local bool) {
 			f.mu.Lock()
-			f.seen[c.Event.ID]++
-			f.seqs = append(f.seqs, c.Seq)
+			f.seen[st.Event.ID]++
+			f.seqs = append(f.seqs, seq)
+			if local {
+				f.local[st.Event.ID] = true
+			}
 			f.mu.Unlock()
 		})
 	}()
@@ -77,9 +82,9 @@ func (f *follower) waitFor(t *testing.T, ids []string) {
 // including what was committed before B started following.
 func TestFollowSeesAnotherInstancesCommits(t *testing.T) {
 	dsn := pg.DSN(t)
-	a := open(t, dsn, Options{})
+	a := open(t, dsn, store.Options{})
 	defer a.Close()
-	b := open(t, dsn, Options{})
+	b := open(t, dsn, store.Options{})
 	defer b.Close()
 	who := storetest.NewSigner(t)
 	var ids []string
@@ -97,6 +102,54 @@ func TestFollowSeesAnotherInstancesCommits(t *testing.T) {
 	publish(a, 20)
 	publish(b, 5)
 	f.waitFor(t, ids)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, id := range ids {
+		if want := i >= 25; f.local[id] != want {
+			t.Fatalf("event %d (published on %s) reported local=%v", i, map[bool]string{true: "B", false: "A"}[want], f.local[id])
+		}
+	}
+}
+
+// TestFollowFromNow: a follower started with a negative sequence delivers
+// only what is committed after it started.
+func TestFollowFromNow(t *testing.T) {
+	s := open(t, pg.DSN(t), store.Options{})
+	defer s.Close()
+	who := storetest.NewSigner(t)
+	old := who.Event(t, 1, 1, "before")
+	if err := s.SaveEvent(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	f := follow(t, s, -1)
+	// Publish until the follower delivers: whatever it started from, it
+	// must never deliver what came before it started.
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; ; i++ {
+		if err := s.SaveEvent(context.Background(), who.Event(t, 1, int64(2+i), "after")); err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		n := len(f.seqs)
+		f.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the follower never delivered anything")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen[old.ID] != 0 {
+		t.Fatal("a follower from now delivered an event committed before it started")
+	}
+	for id := range f.seen {
+		if !f.local[id] {
+			t.Fatalf("event %s, committed by this store, reported as another instance's", id)
+		}
+	}
 }
 
 // TestFollowCatchesUpAfterLosingItsConnection: the follower's connection is
@@ -104,7 +157,7 @@ func TestFollowSeesAnotherInstancesCommits(t *testing.T) {
 // meanwhile, nothing twice.
 func TestFollowCatchesUpAfterLosingItsConnection(t *testing.T) {
 	dsn := pg.DSN(t)
-	s := open(t, dsn, Options{})
+	s := open(t, dsn, store.Options{})
 	defer s.Close()
 	who := storetest.NewSigner(t)
 	f := follow(t, s, 0)
@@ -135,9 +188,9 @@ func TestFollowCatchesUpAfterLosingItsConnection(t *testing.T) {
 // the same replaceable event leave exactly one, the newest.
 func TestInstancesReplaceAtomically(t *testing.T) {
 	dsn := pg.DSN(t)
-	a := open(t, dsn, Options{})
+	a := open(t, dsn, store.Options{})
 	defer a.Close()
-	b := open(t, dsn, Options{})
+	b := open(t, dsn, store.Options{})
 	defer b.Close()
 	who := storetest.NewSigner(t)
 	var wg sync.WaitGroup
@@ -163,7 +216,7 @@ func TestInstancesReplaceAtomically(t *testing.T) {
 // TestTextPostgreSQLCannotHoldIsRefused: a NUL in a tag value is stored by
 // nothing; it is refused with invalid: rather than failing the batch.
 func TestTextPostgreSQLCannotHoldIsRefused(t *testing.T) {
-	s := open(t, pg.DSN(t), Options{})
+	s := open(t, pg.DSN(t), store.Options{})
 	defer s.Close()
 	who := storetest.NewSigner(t)
 	err := s.SaveEvent(context.Background(), who.Event(t, 1, 1, "x", nostr.Tag{"t", "a\x00b"}))

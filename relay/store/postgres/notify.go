@@ -18,6 +18,10 @@ import (
 // never matters and a missed notification costs nothing but latency.
 const Channel = "hive_events"
 
+// poll is how often a follower reads the log even without a notification,
+// in case one went missing.
+const poll = 500 * time.Millisecond
+
 // Committed is one event read back from the log by a follower.
 type Committed struct {
 	Seq int64
@@ -33,18 +37,29 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 }
 
 // Follow calls fn, in sequence order and once each, with every event committed
-// after sequence after, by any instance, until ctx ends. It listens on a
-// connection of its own; after a lost connection it reconnects and catches up
-// from the log, and it also polls every poll interval (default 1 s) in case
-// a notification went missing. Events replaced or deleted before it read them
+// after sequence after (negative: from now), by any instance, until ctx ends; local tells the
+// events this store committed itself (one follower per store). It listens on
+// a connection of its own; after a lost connection it reconnects and catches
+// up from the log, and it also reads the log every half second in case a
+// notification went missing. Events replaced or deleted before it read them
 // are skipped: they are no longer in the log.
-func (s *Store) Follow(ctx context.Context, after int64, poll time.Duration, fn func(Committed)) error {
-	if poll <= 0 {
-		poll = time.Second
+func (s *Store) Follow(ctx context.Context, after int64, fn func(seq int64, ev store.Stored, local bool)) error {
+	s.own.follow(1)
+	defer s.own.follow(-1)
+	if after < 0 {
+		// From now: read the top in the writer, after any batch in flight, so
+		// every later commit of this store is already marked as its own.
+		err := s.Exec(ctx, func(tx store.WriteTx) error {
+			return tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&after)
+		})
+		if err != nil {
+			return err
+		}
 	}
+	deliver := func(c Committed) { fn(c.Seq, c.Stored, s.own.take(c.Seq, c.Seq)) }
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
-		err := s.follow(ctx, &after, poll, fn)
+		err := s.follow(ctx, &after, deliver)
 		if ctx.Err() != nil {
 			break
 		}
@@ -58,7 +73,7 @@ func (s *Store) Follow(ctx context.Context, after int64, poll time.Duration, fn 
 	return ctx.Err()
 }
 
-func (s *Store) follow(ctx context.Context, after *int64, poll time.Duration, fn func(Committed)) error {
+func (s *Store) follow(ctx context.Context, after *int64, fn func(Committed)) error {
 	cfg := s.cfg.Copy()
 	// A poll timeout only interrupts the wait; the default handler would also
 	// send the server a cancel request that could hit the next query.

@@ -14,37 +14,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/ainb/hive/relay/store"
 	"github.com/ainb/hive/relay/store/groupcommit"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/nbd-wtf/go-nostr"
 )
 
-// Projector keeps derived tables in step with the log, inside the event's own
-// transaction (see store.Projector); Tx rewrites its ? placeholders.
-type Projector interface {
-	Schema() []string
-	Apply(tx *Tx, ev *nostr.Event) (derived []*nostr.Event, err error)
-	Stateful(kind int) bool
-}
-
-// Options tune the store. Zero values take the defaults.
-type Options struct {
-	Batch        groupcommit.Options
-	Readers      int // reader connections (default 8)
-	DefaultLimit int // rows for a filter without limit (default 500)
-	MaxLimit     int // hard cap on limit (default 5000)
-	// SweepEvery is how often expired events are deleted (default 1 min;
-	// negative: never, SweepExpired only).
-	SweepEvery time.Duration
-	Projector  Projector
-	Now        func() time.Time
-	Log        func(msg string, err error) // where the writer reports trouble
-}
-
-func (o *Options) defaults() {
+func defaults(o *store.Options) {
 	if o.Readers <= 0 {
 		o.Readers = 8
 	}
@@ -67,23 +46,34 @@ func (o *Options) defaults() {
 
 // Store is the PostgreSQL event log. Create it with Open.
 type Store struct {
-	opts  Options
-	cfg   *pgx.ConnConfig
-	w     *sql.DB // one connection, used by the writer goroutine only
-	r     *sql.DB // reader pool
-	queue *groupcommit.Queue[*write]
+	opts   store.Options
+	cfg    *pgx.ConnConfig
+	w      *sql.DB // one connection, used by the writer goroutine only
+	r      *sql.DB // reader pool
+	queue  *groupcommit.Queue[*write]
+	upkeep *store.Maintenance
 
-	stopSweep chan struct{}
-	sweepDone chan struct{}
+	// lastSeq is the highest sequence number this store saw in the log when
+	// its writer last held the write lock (writer goroutine only): a higher
+	// one next time means another instance wrote in between.
+	lastSeq int64
+	own     ownSeqs
 }
+
+var (
+	_ store.Log      = (*Store)(nil)
+	_ store.Follower = (*Store)(nil)
+)
 
 // writeLock is the advisory lock key every write transaction holds.
 const writeLock = 0x68697665 // "hive"
 
 // Open connects to the database at dsn (a postgres:// URL or key=value
-// string), creates the schema if needed and starts the writer.
-func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	opts.defaults()
+// string), creates the schema if needed and starts the writer. Of opts it
+// uses the batching, limits, reader count, sweep interval, projector, clock
+// and log; the SQLite-only settings are ignored.
+func Open(ctx context.Context, dsn string, opts store.Options) (*Store, error) {
+	defaults(&opts)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
@@ -93,14 +83,20 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	r := stdlib.OpenDB(*cfg)
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
-	s := &Store{opts: opts, cfg: cfg, w: w, r: r, stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
+	s := &Store{opts: opts, cfg: cfg, w: w, r: r, own: ownSeqs{m: map[int64]bool{}}}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		r.Close()
 		return nil, err
 	}
-	s.queue = groupcommit.New(opts.Batch, s.commit)
-	go s.sweeper()
+	s.queue = groupcommit.New(groupcommit.Options{MaxBatch: opts.MaxBatch, QueueSize: opts.QueueSize, Window: opts.CommitWindow, WindowBatch: opts.WindowBatch}, s.commit)
+	s.upkeep = store.StartMaintenance(opts.SweepEvery, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.SweepExpired(ctx); err != nil {
+			s.opts.Log("sweeping expired events failed", err)
+		}
+	})
 	return s, nil
 }
 
@@ -121,6 +117,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	t := &Tx{tx: tx}
 	for _, stmt := range all {
+		stmt = portable(stmt)
 		if _, err := t.Exec(stmt); err != nil {
 			return fmt.Errorf("postgres schema: %w", err)
 		}
@@ -131,12 +128,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // Close stops accepting writes, commits everything queued, stops the
 // maintenance loop and closes the connections.
 func (s *Store) Close() {
-	select {
-	case <-s.stopSweep:
-	default:
-		close(s.stopSweep)
-	}
-	<-s.sweepDone
+	s.upkeep.Stop()
 	s.queue.Close()
 	s.r.Close()
 	s.w.Close()
@@ -148,8 +140,25 @@ func (s *Store) Init() error { return nil }
 // Limits reports the default and maximum limit the store applies to a filter.
 func (s *Store) Limits() (def, max int) { return s.opts.DefaultLimit, s.opts.MaxLimit }
 
-// ReadDB is the reader pool; its SQL uses $n placeholders (Rebind converts).
-func (s *Store) ReadDB() *sql.DB { return s.r }
+// Reader reads with ? placeholders, rewritten to $n.
+func (s *Store) Reader() store.Reader { return reader{s.r} }
+
+// reader is the pool with ? placeholders.
+type reader struct{ db *sql.DB }
+
+func (r reader) Query(q string, args ...any) (*sql.Rows, error) {
+	return r.db.Query(Rebind(q), portableArgs(args)...)
+}
+func (r reader) QueryRow(q string, args ...any) *sql.Row {
+	return r.db.QueryRow(Rebind(q), portableArgs(args)...)
+}
+
+// portable adapts a projection table's DDL, written for both backends:
+// INTEGER columns hold unix times and counts, which outgrow PostgreSQL's
+// 32-bit INTEGER, so they become BIGINT.
+func portable(ddl string) string {
+	return strings.ReplaceAll(ddl, " INTEGER ", " BIGINT ")
+}
 
 // schema mirrors the SQLite log's. Text the log orders or matches by is
 // compared bytewise (COLLATE "C"), as SQLite does, whatever the database's

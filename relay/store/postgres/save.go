@@ -15,50 +15,54 @@ import (
 
 func reject(msg string) error { return &store.Rejection{Msg: msg} }
 
-// apply carries out one write; seq is the sequence number of the last event
-// it stored (0 if none).
-func (s *Store) apply(tx *Tx, w *write) (seq int64, err error) {
+// apply carries out one write, noting in w.seqs the sequence numbers of the
+// events it stored.
+func (s *Store) apply(tx *Tx, w *write) error {
+	w.seqs = w.seqs[:0]
 	switch w.op {
 	case opDelete:
-		return 0, deleteByID(tx, w.ev.ID)
+		return deleteByID(tx, w.ev.ID)
 	case opSweep:
-		return 0, s.sweep(tx)
+		return s.sweep(tx)
 	case opExec:
-		return 0, w.fn(tx)
+		return w.fn(tx)
 	}
 	stateful := s.opts.Projector != nil && s.opts.Projector.Stateful(w.ev.Kind)
 	p, err := s.check(tx, w.ev, stateful)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var derived []*nostr.Event
 	if s.opts.Projector != nil {
 		// Before the event's own deletions apply, so the projector sees their targets.
 		if derived, err = s.opts.Projector.Apply(tx, w.ev); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if seq, err = s.write(tx, w.ev, p); err != nil {
-		return 0, err
+	seq, err := s.write(tx, w.ev, p)
+	if err != nil {
+		return err
 	}
+	w.seqs = append(w.seqs, seq)
 	if w.ev.Kind == kinds.Deletion {
 		if err := applyDeletion(tx, w.ev); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	for _, d := range derived {
 		dp, err := s.check(tx, d, true)
-		var dseq int64
 		if err == nil {
-			dseq, err = s.write(tx, d, dp)
+			seq, err = s.write(tx, d, dp)
 		}
-		if err != nil && !isRefusal(err) {
-			return 0, fmt.Errorf("storing derived kind %d: %w", d.Kind, err)
+		if err != nil && !store.IsRefusal(err) {
+			return fmt.Errorf("storing derived kind %d: %w", d.Kind, err)
 		}
-		seq = max(seq, dseq)
+		if err == nil {
+			w.seqs = append(w.seqs, seq)
+		}
 	}
 	w.derived = derived
-	return seq, nil
+	return nil
 }
 
 // plan is what check decided about an event, for write to carry out.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ainb/hive/internal/pgtest"
+	"github.com/ainb/hive/relay/store"
 	"github.com/ainb/hive/relay/store/storetest"
 )
 
@@ -13,7 +14,7 @@ var pg *pgtest.Cluster
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &pg)) }
 
-func open(t testing.TB, dsn string, o Options) *Store {
+func open(t testing.TB, dsn string, o store.Options) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), dsn, o)
 	if err != nil {
@@ -27,7 +28,7 @@ func TestSuite(t *testing.T) {
 	storetest.Run(t, func(t testing.TB, o storetest.Options) func() storetest.Store {
 		dsn := pg.DSN(t)
 		return func() storetest.Store {
-			return open(t, dsn, Options{DefaultLimit: o.DefaultLimit, MaxLimit: o.MaxLimit, Now: o.Now})
+			return open(t, dsn, store.Options{DefaultLimit: o.DefaultLimit, MaxLimit: o.MaxLimit, Now: o.Now})
 		}
 	})
 }

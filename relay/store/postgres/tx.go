@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"database/sql"
+
+	"github.com/ainb/hive/relay/store"
 	"strconv"
 	"strings"
 )
@@ -13,14 +15,45 @@ type Tx struct {
 	tx *sql.Tx
 }
 
+var _ store.WriteTx = (*Tx)(nil)
+
 // Exec is sql.Tx.Exec with ? placeholders.
-func (t *Tx) Exec(q string, args ...any) (sql.Result, error) { return t.tx.Exec(Rebind(q), args...) }
+func (t *Tx) Exec(q string, args ...any) (sql.Result, error) {
+	return t.tx.Exec(Rebind(q), portableArgs(args)...)
+}
 
 // Query is sql.Tx.Query with ? placeholders.
-func (t *Tx) Query(q string, args ...any) (*sql.Rows, error) { return t.tx.Query(Rebind(q), args...) }
+func (t *Tx) Query(q string, args ...any) (*sql.Rows, error) {
+	return t.tx.Query(Rebind(q), portableArgs(args)...)
+}
 
 // QueryRow is sql.Tx.QueryRow with ? placeholders.
-func (t *Tx) QueryRow(q string, args ...any) *sql.Row { return t.tx.QueryRow(Rebind(q), args...) }
+func (t *Tx) QueryRow(q string, args ...any) *sql.Row {
+	return t.tx.QueryRow(Rebind(q), portableArgs(args)...)
+}
+
+// portableArgs stores booleans as 0 and 1, as SQLite does: the portable
+// projection schema has no BOOLEAN, only INTEGER columns.
+func portableArgs(args []any) []any {
+	var out []any
+	for i, a := range args {
+		b, ok := a.(bool)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = int64(0)
+		if b {
+			out[i] = int64(1)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
 
 // Rebind rewrites each ? outside quotes to $1, $2, ... in order. SQL that
 // already uses $n comes back unchanged.

@@ -2,8 +2,9 @@ package postgres
 
 import (
 	"context"
-	"errors"
+	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/ainb/hive/relay/store"
@@ -22,9 +23,10 @@ const (
 type write struct {
 	op      op
 	ev      *nostr.Event
-	fn      func(*Tx) error
+	fn      func(store.WriteTx) error
 	err     error
 	derived []*nostr.Event
+	seqs    []int64                     // sequence numbers of what it stored
 	res     chan struct{}               // closed when done, for waiting callers
 	cb      func([]*nostr.Event, error) // called when done, for async callers
 }
@@ -84,7 +86,7 @@ func (s *Store) DeleteEvent(ctx context.Context, ev *nostr.Event) error {
 
 // Exec runs fn inside the writer's next transaction, serialised with event
 // writes (of every instance: it holds the write lock).
-func (s *Store) Exec(ctx context.Context, fn func(*Tx) error) error {
+func (s *Store) Exec(ctx context.Context, fn func(store.WriteTx) error) error {
 	return s.submit(ctx, &write{op: opExec, fn: fn})
 }
 
@@ -118,14 +120,7 @@ func (s *Store) rolledBack() {
 
 // commitBatch reports false when the batch must be retried write by write.
 func (s *Store) commitBatch(batch []*write) bool {
-	ctx := context.Background()
-	sqlTx, err := s.w.BeginTx(ctx, nil)
-	if err == nil {
-		_, err = sqlTx.Exec(`SELECT pg_advisory_xact_lock($1)`, writeLock)
-		if err != nil {
-			sqlTx.Rollback()
-		}
-	}
+	sqlTx, err := s.begin()
 	if err != nil {
 		for _, w := range batch {
 			w.err = fmt.Errorf("error: could not start a transaction: %w", err)
@@ -133,14 +128,9 @@ func (s *Store) commitBatch(batch []*write) bool {
 		return true
 	}
 	tx := &Tx{tx: sqlTx}
-	var last int64
-	for _, w := range batch {
-		var seq int64
-		seq, w.err = s.apply(tx, w)
-		last = max(last, seq)
-		if w.err == nil || isRefusal(w.err) {
-			continue
-		}
+	var seqs []int64
+	if i := store.ApplyBatch(batch, func(w *write) error { return s.apply(tx, w) }, setErr, saves); i >= 0 {
+		w := batch[i]
 		sqlTx.Rollback()
 		if len(batch) > 1 {
 			return false
@@ -149,9 +139,16 @@ func (s *Store) commitBatch(batch []*write) bool {
 		w.err, w.derived = fmt.Errorf("error: %w", w.err), nil
 		return true
 	}
-	if last > 0 {
-		// Delivered to every listening instance when (and only if) this commits.
-		_, err = sqlTx.Exec(`SELECT pg_notify($1, $2)`, Channel, strconv.FormatInt(last, 10))
+	for _, w := range batch {
+		if w.err == nil {
+			seqs = append(seqs, w.seqs...)
+		}
+	}
+	if len(seqs) > 0 {
+		// The sequence numbers are marked as this process's before any
+		// follower can see them; the notification goes out with the commit.
+		s.own.add(seqs)
+		_, err = sqlTx.Exec(`SELECT pg_notify($1, $2)`, Channel, strconv.FormatInt(slices.Max(seqs), 10))
 	}
 	if err == nil {
 		err = sqlTx.Commit()
@@ -159,16 +156,60 @@ func (s *Store) commitBatch(batch []*write) bool {
 		sqlTx.Rollback()
 	}
 	if err != nil {
+		s.own.drop(seqs)
 		for _, w := range batch {
 			w.err, w.derived = fmt.Errorf("error: commit failed: %w", err), nil
 		}
 		s.rolledBack()
+		return true
 	}
+	if len(seqs) > 0 {
+		s.lastSeq = max(s.lastSeq, slices.Max(seqs))
+	}
+	s.committed(batch)
 	return true
 }
 
-// isRefusal tells a decided refusal (nothing written) from a failure.
-func isRefusal(err error) bool {
-	var r *store.Rejection
-	return errors.As(err, &r) || errors.Is(err, store.ErrDuplicate)
+// begin starts a write transaction holding the cluster-wide write lock. If
+// another instance committed since this writer last held it, the projector
+// drops what it cached: the tables moved under it.
+func (s *Store) begin() (*sql.Tx, error) {
+	sqlTx, err := s.w.Begin()
+	if err != nil {
+		return nil, err
+	}
+	var top int64
+	if _, err = sqlTx.Exec(`SELECT pg_advisory_xact_lock($1)`, writeLock); err == nil {
+		err = sqlTx.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&top)
+	}
+	if err != nil {
+		sqlTx.Rollback()
+		return nil, err
+	}
+	if top != s.lastSeq {
+		s.lastSeq = top
+		s.rolledBack()
+	}
+	return sqlTx, nil
+}
+
+// committed tells the projector which events a commit stored.
+func (s *Store) committed(batch []*write) {
+	var evs []*nostr.Event
+	for _, w := range batch {
+		if w.op == opSave && w.err == nil {
+			evs = append(evs, w.ev)
+		}
+	}
+	store.NotifyCommitted(s.opts.Projector, evs)
+}
+
+func setErr(w *write, err error) { w.err = err }
+
+// saves names the event a write stores, for store.ApplyBatch.
+func saves(w *write) string {
+	if w.op != opSave {
+		return ""
+	}
+	return w.ev.ID
 }

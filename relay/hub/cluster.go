@@ -1,0 +1,59 @@
+package hub
+
+import (
+	"context"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay/store"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// cluster follows a log that other hive instances write too (PostgreSQL):
+// what they commit reaches this instance's live subscribers, their state
+// changes reach its view, and their removals and revocations close its
+// connections, within the store's notification latency (at worst its poll
+// interval).
+type cluster struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startCluster follows the log if it is shared; nil otherwise.
+func startCluster(h *Hub) *cluster {
+	f, ok := h.Store.(store.Follower)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &cluster{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		f.Follow(ctx, -1, func(_ int64, st store.Stored, local bool) {
+			if !local {
+				h.foreign(st.Event)
+			}
+		})
+	}()
+	return c
+}
+
+func (c *cluster) stop() {
+	if c == nil {
+		return
+	}
+	c.cancel()
+	<-c.done
+}
+
+// foreign takes in an event another instance committed: the view first (so
+// the read check of its fan-out sees the state it made), then kicks, then
+// delivery to this instance's subscribers.
+func (h *Hub) foreign(ev *nostr.Event) {
+	if kinds.Classify(ev.Kind).IsState() || ev.Kind == kinds.Deletion {
+		if err := h.reload(); err != nil {
+			h.log.Warn("reloading hub state after another instance's commit failed", "err", err)
+		}
+	}
+	h.afterCommit([]*nostr.Event{ev})
+	h.Relay.Broadcast(ev)
+}

@@ -1,0 +1,120 @@
+package test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// TestTwoInstancesKill9: two `hive serve --store postgres://...` processes
+// share one log. Eight publishers write to A while a subscriber listens on B;
+// A is killed with SIGKILL mid-stream. Every event A acknowledged is in the
+// log, and B delivered each event exactly once.
+func TestTwoInstancesKill9(t *testing.T) {
+	dsn := pg.DSN(t)
+	admin := newKey(t)
+	dataA, dataB := t.TempDir(), t.TempDir()
+	a := startProc(t, dataA, freeAddr(t), "--admin", admin.pk, "--store", dsn)
+	// Instances share the hub's key, as the README says: copy it over.
+	key, err := os.ReadFile(filepath.Join(dataA, "hub.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataB, "hub.key"), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := startProc(t, dataB, freeAddr(t), "--admin", admin.pk, "--store", dsn)
+
+	ws, _, err := websocket.DefaultDialer.Dial(b.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if !answerAuth(ws, admin, b.URL) {
+		t.Fatal("AUTH on B refused")
+	}
+	req, _ := json.Marshal([]any{"REQ", "s", nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"crash"}}}})
+	if err := ws.WriteMessage(websocket.TextMessage, req); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	delivered := map[string]int{}
+	eose := make(chan struct{})
+	go func() {
+		for {
+			_, msg, err := ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			var m []json.RawMessage
+			if json.Unmarshal(msg, &m) != nil || len(m) < 2 {
+				continue
+			}
+			switch str(m[0]) {
+			case "EOSE":
+				close(eose)
+			case "EVENT":
+				var ev nostr.Event
+				if json.Unmarshal(m[2], &ev) == nil {
+					mu.Lock()
+					delivered[ev.ID]++
+					mu.Unlock()
+				}
+			}
+		}
+	}()
+	select {
+	case <-eose:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no EOSE from B")
+	}
+
+	acked := ingestUntilKilled(t, a, admin, 1500*time.Millisecond)
+	if len(acked) == 0 {
+		t.Fatalf("A acknowledged nothing before it was killed; the test measured nothing\n%s", a.logs())
+	}
+	db := (&closedHub{DSN: dsn}).rawDB(t)
+	defer db.Close()
+	for id := range acked {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM events WHERE id = $1`, id).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("acknowledged event %s: %d rows in the log (%v)", id, n, err)
+		}
+	}
+	var stored int
+	db.QueryRow(`SELECT COUNT(*) FROM events WHERE kind = 1`).Scan(&stored)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		missing := 0
+		for id := range acked {
+			if delivered[id] == 0 {
+				missing++
+			}
+		}
+		n := len(delivered)
+		mu.Unlock()
+		if missing == 0 && n >= stored {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B delivered %d of %d stored events; %d of %d acknowledged ones missing", n, stored, missing, len(acked))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond) // a poll interval more, for any duplicate
+	mu.Lock()
+	defer mu.Unlock()
+	for id, n := range delivered {
+		if n != 1 {
+			t.Fatalf("B delivered event %s %d times", id, n)
+		}
+	}
+	t.Logf("A acknowledged %d events before SIGKILL, %d stored; B delivered each once", len(acked), stored)
+}
