@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -199,6 +200,12 @@ func TestProjectionsRebuildFromLog(t *testing.T) {
 func dumpProjections(t *testing.T, h *closedHub) string {
 	db := h.rawDB(t)
 	defer db.Close()
+	return dumpProjectionsOf(t, db)
+}
+
+// dumpProjectionsOf renders the hub's projection tables in db, sorted.
+func dumpProjectionsOf(t *testing.T, db *sql.DB) string {
+	t.Helper()
 	var out []string
 	for _, q := range []string{
 		"SELECT pubkey || ' ' || role FROM hub_members",

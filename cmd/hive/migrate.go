@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay/hub"
 	"github.com/ainb/hive/relay/store"
 	"github.com/nbd-wtf/go-nostr"
@@ -24,8 +25,10 @@ func newMigrateCmd() *cobra.Command {
 		Short: "Copy a SQLite hub's event log into PostgreSQL through the hub's rules",
 		Long: `Copies every event of the SQLite log in DIR, in commit order, into the
 PostgreSQL log, through the same rules a live hub applies, so the projections
-are rebuilt there as they are here. Stop the hub first. Events the rules now
-refuse are listed and not copied. Check the result with
+are rebuilt there as they are here. The events the hub signs itself (channel
+snapshots, system rows) are signed anew by the rules, with the hub's key from
+DIR, and carry the time of the migration. Stop the hub first. Events the rules
+now refuse are listed and not copied. Check the result with
 hive admin replay --verify --store URL.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,9 +53,9 @@ hive admin replay --verify --store URL.`,
 				return err
 			}
 			defer h.Close()
-			res, err := migrate(cmd.Context(), db, h.Store)
-			output(cmd, map[string]any{"copied": res.copied, "already_there": res.dup, "refused": res.refused}, func(out io.Writer) error {
-				fmt.Fprintf(out, "copied %d events, %d already there, %d refused\n", res.copied, res.dup, len(res.refused))
+			res, err := migrate(cmd.Context(), db, h.Store, hubKey.PublicHex)
+			output(cmd, map[string]any{"copied": res.copied, "already_there": res.dup, "signed_anew": res.resigned, "refused": res.refused}, func(out io.Writer) error {
+				fmt.Fprintf(out, "copied %d events, %d already there, %d hub-signed events signed anew, %d refused\n", res.copied, res.dup, res.resigned, len(res.refused))
 				for _, r := range res.refused {
 					fmt.Fprintln(out, r)
 				}
@@ -68,14 +71,16 @@ hive admin replay --verify --store URL.`,
 }
 
 type migrateResult struct {
-	copied, dup int
-	refused     []string
+	copied, dup, resigned int
+	refused               []string
 }
 
 // migrate publishes every event of the SQLite log at path into dst, in
 // sequence order, pipelined: the write queue keeps the order, so an event's
-// rules see every event before it.
-func migrate(ctx context.Context, path string, dst store.Log) (migrateResult, error) {
+// rules see every event before it. The events the hub signs itself (channel
+// snapshots, system rows) are not copied: the target hub signs them anew as
+// the rules call for them, as it does for live writes.
+func migrate(ctx context.Context, path string, dst store.Log, hubKey string) (migrateResult, error) {
 	var res migrateResult
 	src, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
 	if err != nil {
@@ -97,6 +102,10 @@ func migrate(ctx context.Context, path string, dst store.Log) (migrateResult, er
 		ev := &nostr.Event{}
 		if err := ev.UnmarshalJSON(raw); err != nil {
 			return res, fmt.Errorf("a stored event is corrupt: %w", err)
+		}
+		if ev.PubKey == hubKey && kinds.Classify(ev.Kind).HubSigned {
+			res.resigned++
+			continue
 		}
 		wg.Add(1)
 		err := dst.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
