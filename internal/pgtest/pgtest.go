@@ -37,6 +37,7 @@ type Cluster struct {
 	dir     string // data directory and socket directory live under it
 	bin     string // directory of initdb, pg_ctl and postgres
 	cred    *syscall.Credential
+	durable bool
 	srv     *exec.Cmd
 	exited  chan error
 	absent  string // why there is no cluster ("" when it runs)
@@ -56,9 +57,16 @@ func Main(m *testing.M, c **Cluster) int {
 }
 
 // Start starts a cluster. It never returns nil: a cluster that could not
-// start remembers why, and DSN reports it.
-func Start() *Cluster {
-	c := &Cluster{}
+// start remembers why, and DSN reports it. Its commits are not flushed to
+// disk (fsync off): tests kill clients, never the machine.
+func Start() *Cluster { return start(false) }
+
+// StartDurable starts a cluster that flushes every commit to disk like a
+// production server (fsync, synchronous_commit on), for benchmarks.
+func StartDurable() *Cluster { return start(true) }
+
+func start(durable bool) *Cluster {
+	c := &Cluster{durable: durable}
 	bin, err := findBin()
 	if err != nil {
 		c.absent = err.Error()
@@ -136,10 +144,14 @@ func (c *Cluster) start() error {
 		return err
 	}
 	defer logf.Close()
-	// Only a unix socket in dir (no TCP port to collide with anyone); no fsync:
-	// a test cluster never outlives a machine crash, only client crashes.
-	srv := c.command(context.Background(), "postgres", "-D", data, "-c", "listen_addresses=", "-c", "unix_socket_directories="+dir,
-		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off", "-c", "max_connections=300", "-c", "shared_buffers=32MB")
+	// Only a unix socket in dir (no TCP port to collide with anyone).
+	args := []string{"-D", data, "-c", "listen_addresses=", "-c", "unix_socket_directories=" + dir, "-c", "max_connections=300"}
+	if c.durable {
+		args = append(args, "-c", "shared_buffers=256MB")
+	} else {
+		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off", "-c", "shared_buffers=32MB")
+	}
+	srv := c.command(context.Background(), "postgres", args...)
 	srv.Stdout, srv.Stderr = logf, logf
 	srv.SysProcAttr.Pdeathsig = syscall.SIGQUIT
 	if err := srv.Start(); err != nil {
