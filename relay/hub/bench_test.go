@@ -94,7 +94,7 @@ func BenchmarkViewUpdate(b *testing.B) {
 	wg.Wait()
 	b.Run("reload", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := loadView(h.Store.ReadDB(), h.admin); err != nil {
+			if _, err := loadView(h.Store.Reader(), h.admin); err != nil {
 				b.Fatal(err)
 			}
 		}

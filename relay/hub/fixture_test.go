@@ -170,7 +170,7 @@ func publish(h *Hub, ev *nostr.Event) string {
 // equals one loaded afresh from the projection tables.
 func checkViewMatchesTables(t *testing.T, h *Hub) {
 	t.Helper()
-	fresh, err := loadView(h.Store.ReadDB(), h.admin)
+	fresh, err := loadView(h.Store.Reader(), h.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
