@@ -1,7 +1,7 @@
 package store
 
 import (
-	"errors"
+	"github.com/ainb/hive/relay/store/groupcommit"
 
 	"github.com/fiatjaf/eventstore"
 )
@@ -9,7 +9,7 @@ import (
 // Errors carry their NIP-01 OK prefix so the relay can pass them on verbatim.
 var (
 	ErrDuplicate = eventstore.ErrDupEvent
-	ErrClosed    = errors.New("error: the store is shutting down")
+	ErrClosed    = groupcommit.ErrClosed
 )
 
 // Rejection is an error whose message starts with a NIP-01 machine-readable prefix.

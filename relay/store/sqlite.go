@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay/store/groupcommit"
 	"github.com/fiatjaf/eventstore"
 	"github.com/mattn/go-sqlite3"
 	"github.com/nbd-wtf/go-nostr"
@@ -115,10 +116,8 @@ type SQLite struct {
 	ckDone chan struct{}
 	upkeep *Maintenance
 
-	mu     sync.RWMutex // guards closed against concurrent submits
-	closed bool
-	queue  chan *write
-	done   chan struct{}
+	queue     *groupcommit.Queue[*write] // the writer goroutine's input
+	closeOnce sync.Once
 }
 
 var (
@@ -213,9 +212,14 @@ func Open(path string, opts Options) (*SQLite, error) {
 		return nil, err
 	}
 	ck.SetMaxOpenConns(1)
-	s := &SQLite{opts: opts, w: w, r: r, ck: ck, stopCk: make(chan struct{}), ckDone: make(chan struct{}), queue: make(chan *write, opts.QueueSize), done: make(chan struct{}),
+	s := &SQLite{opts: opts, w: w, r: r, ck: ck, stopCk: make(chan struct{}), ckDone: make(chan struct{}),
 		wstmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}, rstmts: map[string]*sql.Stmt{}}
-	go s.writer()
+	// The writer: group commit, one fsync per batch.
+	s.queue = groupcommit.New(groupcommit.Options{MaxBatch: opts.MaxBatch, QueueSize: opts.QueueSize, Window: opts.CommitWindow, WindowBatch: opts.WindowBatch},
+		func(batch []*write) {
+			s.commit(batch)
+			s.prepareWanted()
+		})
 	go s.checkpointer()
 	s.upkeep = StartMaintenance(opts.SweepEvery, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -231,17 +235,11 @@ func Open(path string, opts Options) (*SQLite, error) {
 func (s *SQLite) Init() error { return nil }
 
 // Close stops accepting writes, commits everything already queued, and closes.
-func (s *SQLite) Close() {
+func (s *SQLite) Close() { s.closeOnce.Do(s.close) }
+
+func (s *SQLite) close() {
 	s.upkeep.Stop()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	close(s.queue)
-	s.mu.Unlock()
-	<-s.done
+	s.queue.Close()
 	close(s.stopCk)
 	<-s.ckDone
 	s.ck.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
@@ -267,25 +265,9 @@ func (s *SQLite) ReadDB() *sql.DB { return s.r }
 // Reader is the read-only pool; SQLite takes ? placeholders as they are.
 func (s *SQLite) Reader() Reader { return s.r }
 
-func (s *SQLite) enqueue(ctx context.Context, w *write) error {
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return ErrClosed
-	}
-	select {
-	case s.queue <- w:
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return ctx.Err()
-	}
-	s.mu.RUnlock()
-	return nil
-}
-
 func (s *SQLite) submit(ctx context.Context, w *write) error {
 	w.res = make(chan struct{})
-	if err := s.enqueue(ctx, w); err != nil {
+	if err := s.queue.Put(ctx, w); err != nil {
 		return err
 	}
 	select {
@@ -309,7 +291,7 @@ func (s *SQLite) Publish(ctx context.Context, ev *nostr.Event) ([]*nostr.Event, 
 // the writer goroutine after the commit (or the rejection), so it must not block.
 // It blocks only while the write queue is full.
 func (s *SQLite) PublishAsync(ctx context.Context, ev *nostr.Event, done func(derived []*nostr.Event, err error)) error {
-	return s.enqueue(ctx, &write{op: opSave, ev: ev, cb: done})
+	return s.queue.Put(ctx, &write{op: opSave, ev: ev, cb: done})
 }
 
 // SaveEvent satisfies eventstore.Store. Replaceable kinds are replaced.
@@ -355,52 +337,6 @@ func (s *SQLite) checkpointer() {
 				s.opts.Log("WAL checkpoint failed", err)
 			}
 		}
-	}
-}
-
-func (s *SQLite) writer() {
-	defer close(s.done)
-	batch := make([]*write, 0, s.opts.MaxBatch)
-	window := time.NewTimer(time.Hour)
-	window.Stop()
-	for first := range s.queue {
-		batch = append(batch[:0], first)
-		// Group commit: gather what is queued, and while the batch is small give
-		// writers that are about to send a short window to join it. One fsync
-		// then covers them all, which is what bounds OK latency under load.
-		open := s.opts.CommitWindow > 0 // negative: no window
-		if open {
-			window.Reset(s.opts.CommitWindow)
-		}
-	gather:
-		for len(batch) < s.opts.MaxBatch {
-			select {
-			case w, ok := <-s.queue:
-				if !ok {
-					break gather
-				}
-				batch = append(batch, w)
-				continue
-			default:
-			}
-			if !open || len(batch) >= s.opts.WindowBatch {
-				break
-			}
-			select {
-			case w, ok := <-s.queue:
-				if !ok {
-					break gather
-				}
-				batch = append(batch, w)
-			case <-window.C:
-				open = false
-			}
-		}
-		if open {
-			window.Stop() // Go 1.23+ timers: no stale tick after Stop
-		}
-		s.commit(batch)
-		s.prepareWanted()
 	}
 }
 
