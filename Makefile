@@ -37,7 +37,8 @@ test-adapters-deps:
 test-interop: build
 	@if [ -f test/interop/package.json ]; then \
 		command -v node >/dev/null || { echo "node is required for test/interop (install Node.js 20+)"; exit 1; }; \
-		cd test/interop && npm ci --no-audit --no-fund --silent && HIVE_BIN=$(CURDIR)/$(BIN) node --test; \
+		cd test/interop && npm ci --no-audit --no-fund --silent && HIVE_BIN=$(CURDIR)/$(BIN) node --test && \
+		HIVE_BIN=$(CURDIR)/$(BIN) $(GO) run ../../internal/pgtest/pgrun node --test; \
 	fi
 
 bench:

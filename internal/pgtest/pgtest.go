@@ -230,25 +230,43 @@ func (c *Cluster) DSN(t testing.TB) string {
 func (c *Cluster) Named(t testing.TB, name string) string {
 	t.Helper()
 	c.check(t)
+	dsn, created, err := c.CreateDB(name)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	if created {
+		t.Cleanup(func() { c.drop(name) })
+	}
+	return dsn
+}
+
+// CreateDB creates the database name unless it exists, and returns its
+// connection URL and whether it created it.
+func (c *Cluster) CreateDB(name string) (dsn string, created bool, err error) {
+	if !c.Available() {
+		return "", false, fmt.Errorf("no cluster: %s", c)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, c.admin("postgres"))
 	if err != nil {
-		t.Fatalf("pgtest: connecting to the cluster: %v", err)
+		return "", false, fmt.Errorf("connecting to the cluster: %w", err)
 	}
 	defer conn.Close(ctx)
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		t.Fatalf("pgtest: %v", err)
+		return "", false, err
 	}
 	if !exists {
 		if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
-			t.Fatalf("pgtest: creating database: %v", err)
+			return "", false, fmt.Errorf("creating database: %w", err)
 		}
-		t.Cleanup(func() { c.drop(name) })
 	}
-	return c.admin(name)
+	return c.admin(name), !exists, nil
 }
+
+// Absent is why there is no PostgreSQL to start ("" when it is installed).
+func (c *Cluster) Absent() string { return c.absent }
 
 func (c *Cluster) drop(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

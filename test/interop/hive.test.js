@@ -43,7 +43,9 @@ function freePort() {
 
 function startHub(bin, addr, dir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['serve', '--addr', addr, '--data', dir, '--admin', adminPK], {
+    // HIVE_STORE (a postgres:// URL) runs the hub over PostgreSQL.
+    const store = process.env.HIVE_STORE ? ['--store', process.env.HIVE_STORE] : []
+    const child = spawn(bin, ['serve', '--addr', addr, '--data', dir, '--admin', adminPK, ...store], {
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     const timer = setTimeout(() => {
