@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -124,5 +125,79 @@ func TestInstancesShareStateAndLiveEvents(t *testing.T) {
 	c := dialRaw(t, b.URL)
 	if ok, msg := c.authWith(bob, b.URL, 0); ok || !hasPrefix(msg, "restricted:") {
 		t.Fatalf("removed member re-AUTH on B: %v %q", ok, msg)
+	}
+}
+
+// race sends ea on ra and eb on rb before reading either OK, and returns
+// both answers.
+func race(ra, rb *raw, ea, eb *nostr.Event) (okA, okB bool, msgA, msgB string) {
+	ra.send([]any{"EVENT", ea})
+	rb.send([]any{"EVENT", eb})
+	okOf := func(r *raw, id string) (bool, string) {
+		for {
+			m := r.expect("OK")
+			if str(m[1]) == id {
+				return string(m[2]) == "true", str(m[3])
+			}
+		}
+	}
+	okA, msgA = okOf(ra, ea.ID)
+	okB, msgB = okOf(rb, eb.ID)
+	return okA, okB, msgA, msgB
+}
+
+// TestInstancesEnforceRulesOnce: rules written for one writer hold when two
+// instances take conflicting writes at the same moment: one channel per id,
+// a channel never loses its last owner, one reaction per author and content.
+func TestInstancesEnforceRulesOnce(t *testing.T) {
+	a, b := startPair(t)
+	alice, bob := newKey(t), newKey(t)
+	adminA := a.as(t, a.Admin)
+	a.addMember(t, adminA, alice)
+	a.addMember(t, adminA, bob)
+	aliceA := a.as(t, alice)
+	aliceB, _ := authWithin(t, b, alice, time.Now(), 3*time.Second)
+	bobB, _ := authWithin(t, b, bob, time.Now(), 3*time.Second)
+
+	for i := 0; i < 5; i++ {
+		id := fmt.Sprint("race-", i)
+		okA, okB, msgA, msgB := race(aliceA, bobB,
+			alice.sign(t, 9007, "", nostr.Tag{"h", id}, nostr.Tag{"name", id}, nostr.Tag{"visibility", "open"}),
+			bob.sign(t, 9007, "", nostr.Tag{"h", id}, nostr.Tag{"name", id}, nostr.Tag{"visibility", "open"}))
+		if okA == okB {
+			t.Fatalf("both instances answered %v creating channel %s (%q, %q); want exactly one", okA, id, msgA, msgB)
+		}
+	}
+
+	createChannel(t, aliceA, alice, "duo", "private")
+	aliceA.must(alice.sign(t, 9000, "", nostr.Tag{"h", "duo"}, nostr.Tag{"p", bob.pk, "owner"}))
+	okA, okB, msgA, msgB := race(aliceA, bobB,
+		alice.sign(t, 9022, "", nostr.Tag{"h", "duo"}), bob.sign(t, 9022, "", nostr.Tag{"h", "duo"}))
+	if okA == okB {
+		t.Fatalf("both owners leaving on two instances: %v %q / %v %q; want exactly one to stay", okA, msgA, okB, msgB)
+	}
+	db := a.rawDB(t)
+	defer db.Close()
+	var owners int
+	db.QueryRow(`SELECT COUNT(*) FROM channel_members WHERE channel = 'duo' AND role = 'owner'`).Scan(&owners)
+	if owners != 1 {
+		t.Fatalf("channel duo has %d owners after the race, want 1", owners)
+	}
+
+	createChannel(t, aliceA, alice, "pub", "open")
+	msg := aliceA.must(alice.sign(t, 9, "hi", nostr.Tag{"h", "pub"}))
+	like := func(at int64) *nostr.Event {
+		ev := &nostr.Event{Kind: 7, CreatedAt: nostr.Timestamp(at), Content: "+", Tags: nostr.Tags{{"e", msg.ID}}}
+		ev.Sign(alice.sk)
+		return ev
+	}
+	now := time.Now().Unix()
+	race(aliceA, aliceB, like(now), like(now+1))
+	var likes int
+	db.QueryRow(`SELECT COUNT(*) FROM reactions WHERE target = '` + msg.ID + `'`).Scan(&likes)
+	stored := 0
+	db.QueryRow(`SELECT COUNT(*) FROM events WHERE kind = 7`).Scan(&stored)
+	if likes != 1 || stored != 1 {
+		t.Fatalf("the same reaction sent to two instances: %d reaction rows, %d stored events; want 1 and 1", likes, stored)
 	}
 }
