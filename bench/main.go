@@ -52,6 +52,7 @@ type config struct {
 	hiveSrc        string
 	hiveBin        string
 	hivePprof      string
+	hiveStore      string // hive serve --store: a postgres:// log
 	dataDir        string
 	keep           bool
 	settle         time.Duration
@@ -91,6 +92,7 @@ func main() {
 	flag.StringVar(&c.hiveSrc, "hive-src", "..", "hive's main module (built with go build ./cmd/hive)")
 	flag.StringVar(&c.hiveBin, "hive-bin", "", "use this hive binary instead of building one")
 	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve")
+	flag.StringVar(&c.hiveStore, "hive-store", "", "run hive over this postgres:// log (hive serve/import --store; no database cache)")
 	flag.StringVar(&c.dataDir, "data", ".data", "cache and scratch directory (corpus cache, databases)")
 	flag.BoolVar(&c.noCache, "no-cache", false, "import the stored events even when a cached preloaded database fits")
 	flag.DurationVar(&c.settle, "settle", 30*time.Second, "before each workload, wait at most this long for other processes to use < 20% of a core (0: do not wait)")
@@ -321,7 +323,11 @@ func run(ctx context.Context, c *config) (*results, error) {
 			if err != nil {
 				return nil, err
 			}
-			s := newHive(bin, dir, addr, c.hivePprof, cacheDir, c.stored)
+			hiveCache := cacheDir
+			if c.hiveStore != "" {
+				hiveCache = "" // the database lives in PostgreSQL, not in a directory to copy
+			}
+			s := newHive(bin, dir, addr, c.hivePprof, c.hiveStore, hiveCache, c.stored)
 			runServer(ctx, c, s, res.hive, corpus, meta, ingestEvs, burstEvs, fanEvs, waitPeerImport)
 		}
 	}

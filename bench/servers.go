@@ -225,7 +225,7 @@ func buildHive(ctx context.Context, src, out string) error {
 	return nil
 }
 
-func newHive(bin, dir, addr, pprofAddr, cacheDir string, n int) *server {
+func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) *server {
 	s := &server{name: "hive", dir: dir, addr: addr, logPath: filepath.Join(dir, "hive.log")}
 	data := filepath.Join(dir, "data")
 	if cacheDir != "" {
@@ -250,12 +250,19 @@ func newHive(bin, dir, addr, pprofAddr, cacheDir string, n int) *server {
 		if pprofAddr != "" {
 			a = append(a, "--pprof", pprofAddr)
 		}
+		if storeURL != "" {
+			a = append(a, "--store", storeURL)
+		}
 		return a
 	}
 	s.preload = func(ctx context.Context, corpus string) error {
 		// the corpus was signed by this program and is not timed: skip re-verifying 1M
 		// signatures (the peer's import does not verify either)
-		cmd := exec.CommandContext(ctx, bin, "import", "--skip-verify", "--data", data, corpus)
+		args := []string{"import", "--skip-verify", "--data", data, corpus}
+		if storeURL != "" {
+			args = append(args, "--store", storeURL)
+		}
+		cmd := exec.CommandContext(ctx, bin, args...)
 		lf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err

@@ -20,7 +20,7 @@ import (
 )
 
 func newImportCmd() *cobra.Command {
-	var data, adminFlag string
+	var data, adminFlag, storeURL string
 	var skipVerify bool
 	cmd := &cobra.Command{
 		Use:   "import FILE.jsonl",
@@ -41,18 +41,26 @@ func newImportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h, err := hub.Open(hub.Config{DBPath: filepath.Join(data, "hive.db"), Admin: admin, Keys: hubKey, Log: log})
+			openStore, err := storeOpener(storeURL)
+			if err != nil {
+				return err
+			}
+			h, err := hub.Open(hub.Config{DBPath: filepath.Join(data, "hive.db"), OpenStore: openStore, Admin: admin, Keys: hubKey, Log: log})
 			if err != nil {
 				return err
 			}
 			defer h.Close()
 			res, err := importEvents(cmd.Context(), h.Store, in, !skipVerify)
+			if err == nil {
+				err = analyze(cmd.Context(), h.Store)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "stored %d, duplicate %d, rejected %d\n", res.stored, res.dup, res.rejected)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", ".hive", "data directory of the hub (stop the hub first)")
 	cmd.Flags().StringVar(&adminFlag, "admin", "", "admin pubkey, as given to hive serve (default: DATA/admin.key)")
+	cmd.Flags().StringVar(&storeURL, "store", "", "import into this postgres:// log instead of the SQLite one in --data")
 	cmd.Flags().BoolVar(&skipVerify, "skip-verify", false, "do not check ids and signatures (only for events you produced yourself)")
 	return cmd
 }

@@ -54,8 +54,8 @@ hive admin replay --verify --store URL.`,
 			}
 			defer h.Close()
 			res, err := migrate(cmd.Context(), db, h.Store, hubKey.PublicHex)
-			if a, ok := h.Store.(interface{ Analyze(context.Context) error }); ok && err == nil {
-				err = a.Analyze(cmd.Context()) // fresh statistics for the first queries
+			if err == nil {
+				err = analyze(cmd.Context(), h.Store)
 			}
 			output(cmd, map[string]any{"copied": res.copied, "already_there": res.dup, "signed_anew": res.resigned, "refused": res.refused}, func(out io.Writer) error {
 				fmt.Fprintf(out, "copied %d events, %d already there, %d hub-signed events signed anew, %d refused\n", res.copied, res.dup, res.resigned, len(res.refused))

@@ -5,6 +5,9 @@
 //
 //	go run ./internal/pgtest/pgrun node --test
 //
+// -durable flushes every commit to disk (for benchmarks); by default the
+// cluster runs with fsync off, as in the tests.
+//
 // Without PostgreSQL installed it says so and exits 0, unless
 // HIVE_REQUIRE_POSTGRES is set.
 package main
@@ -21,11 +24,19 @@ import (
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	durable := len(args) > 0 && args[0] == "-durable"
+	if durable {
+		args = args[1:]
+	}
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: pgrun COMMAND [ARG...]")
+		fmt.Fprintln(os.Stderr, "usage: pgrun [-durable] COMMAND [ARG...]")
 		return 2
 	}
-	c := pgtest.Start()
+	start := pgtest.Start
+	if durable {
+		start = pgtest.StartDurable // commits flushed to disk, for benchmarks
+	}
+	c := start()
 	defer c.Stop()
 	if why := c.Absent(); why != "" {
 		fmt.Fprintln(os.Stderr, "pgrun: skipping:", why)
