@@ -622,7 +622,7 @@ func (s *SQLite) write(tx *Tx, ev *nostr.Event, p plan) error {
 	if err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
-	tags := indexedTags(ev)
+	tags := IndexedTags(ev)
 	for len(tags) > 0 {
 		n := min(len(tags), 32)
 		args := make([]any, 0, 4*n)
@@ -721,23 +721,6 @@ func deleteByID(tx *Tx, id string) error {
 	return deleteSeq(tx, seq)
 }
 
-// indexedTags lists the distinct (name, value) pairs of ev's single-letter tags.
-func indexedTags(ev *nostr.Event) [][2]string {
-	out := make([][2]string, 0, len(ev.Tags))
-	seen := make(map[[2]string]struct{}, len(ev.Tags))
-	for _, tag := range ev.Tags {
-		if len(tag) < 2 || len(tag[0]) != 1 {
-			continue
-		}
-		k := [2]string{tag[0], tag[1]}
-		if _, dup := seen[k]; !dup {
-			seen[k] = struct{}{}
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 func deleteSeq(tx *Tx, seq int64) error {
 	var raw string
 	if err := tx.QueryRow(`SELECT raw FROM events WHERE seq = ?`, seq).Scan(&raw); err != nil {
@@ -747,7 +730,7 @@ func deleteSeq(tx *Tx, seq int64) error {
 	if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
 		return fmt.Errorf("error: stored event is corrupt: %w", err)
 	}
-	for _, k := range indexedTags(ev) {
+	for _, k := range IndexedTags(ev) {
 		if _, err := tx.Exec(`DELETE FROM tags WHERE name = ? AND value = ? AND created_at = ? AND seq = ?`,
 			k[0], k[1], int64(ev.CreatedAt), seq); err != nil {
 			return fmt.Errorf("error: %w", err)

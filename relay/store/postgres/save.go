@@ -93,7 +93,7 @@ func (s *Store) check(tx *Tx, ev *nostr.Event, lookup bool) (plan, error) {
 	if !utf8.ValidString(ev.Content) {
 		return p, reject("invalid: content is not valid UTF-8")
 	}
-	for _, k := range indexedTags(ev) {
+	for _, k := range store.IndexedTags(ev) {
 		if !storable(k[0]) || !storable(k[1]) {
 			return p, reject("invalid: a tag name or value is not valid UTF-8 text (NUL or a broken byte sequence)")
 		}
@@ -177,7 +177,7 @@ func (s *Store) write(tx *Tx, ev *nostr.Event, p plan) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("insert: %w", err)
 	}
-	if tags := indexedTags(ev); len(tags) > 0 {
+	if tags := store.IndexedTags(ev); len(tags) > 0 {
 		names, values := make([]string, len(tags)), make([]string, len(tags))
 		for i, k := range tags {
 			names[i], values[i] = k[0], k[1]
@@ -216,23 +216,4 @@ func replaceable(tx *Tx, ev *nostr.Event, d string) ([]int64, error) {
 		older = append(older, seq)
 	}
 	return older, rows.Err()
-}
-
-// indexedTags lists the distinct (name, value) pairs of ev's single-letter tags.
-func indexedTags(ev *nostr.Event) [][2]string {
-	out := make([][2]string, 0, len(ev.Tags))
-	for _, tag := range ev.Tags {
-		if len(tag) < 2 || len(tag[0]) != 1 {
-			continue
-		}
-		k := [2]string{tag[0], tag[1]}
-		dup := false
-		for _, o := range out {
-			dup = dup || o == k
-		}
-		if !dup {
-			out = append(out, k)
-		}
-	}
-	return out
 }
