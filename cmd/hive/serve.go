@@ -42,7 +42,7 @@ func newServeCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the hub: a closed Nostr relay over an embedded SQLite event log",
+		Short: "Run the hub: a closed Nostr relay over an embedded SQLite event log (or a shared PostgreSQL one: --store)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

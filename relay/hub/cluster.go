@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/relay/store"
 	"github.com/nbd-wtf/go-nostr"
 )
+
+// The log the hub opens is the one the relay writes to.
+var _ relay.Log = store.Log(nil)
 
 // cluster follows a log that other hive instances write too (PostgreSQL):
 // what they commit reaches this instance's live subscribers, their state
