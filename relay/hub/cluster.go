@@ -58,6 +58,8 @@ func (h *Hub) foreign(ev *nostr.Event) {
 			h.log.Warn("reloading hub state after another instance's commit failed", "err", err)
 		}
 	}
-	h.afterCommit([]*nostr.Event{ev})
+	evs := []*nostr.Event{ev}
+	h.rememberChannels(evs)
+	h.afterCommit(evs)
 	h.Relay.Broadcast(ev)
 }
