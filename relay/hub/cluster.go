@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay"
@@ -22,8 +24,25 @@ type cluster struct {
 	done   chan struct{}
 }
 
-// startCluster follows the log if it is shared; nil otherwise.
-func startCluster(h *Hub) *cluster {
+// followFrom is the sequence number a hub opening st follows the log from:
+// the last one committed before it loads its state (-1: not a shared log).
+func followFrom(st store.Log) (int64, error) {
+	f, ok := st.(store.Follower)
+	if !ok {
+		return -1, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	seq, err := f.LastSeq(ctx)
+	if err != nil {
+		return -1, fmt.Errorf("reading the shared log's last sequence number: %w", err)
+	}
+	return seq, nil
+}
+
+// startCluster follows a shared log from sequence number after; nil for a
+// log no other instance writes.
+func startCluster(h *Hub, after int64) *cluster {
 	f, ok := h.Store.(store.Follower)
 	if !ok {
 		return nil
@@ -32,7 +51,7 @@ func startCluster(h *Hub) *cluster {
 	c := &cluster{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		f.Follow(ctx, -1, func(_ int64, st store.Stored, local bool) {
+		f.Follow(ctx, after, func(_ int64, st store.Stored, local bool) {
 			if !local {
 				h.foreign(st.Event)
 			}

@@ -80,6 +80,13 @@ func Open(cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.Store = st
+	// On a shared log, what other instances commit from here on reaches this
+	// one: the state it is about to load, and everything after.
+	follow, err := followFrom(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	n, bad, err := h.Rebuild(context.Background())
 	if err != nil {
 		st.Close()
@@ -103,7 +110,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
 	h.Relay.Hooks.ReadScope = h.readScope
 	h.kicks = startKicker(h.Relay, h.log)
-	h.cluster = startCluster(h)
+	h.cluster = startCluster(h, follow)
 	return h, nil
 }
 

@@ -44,8 +44,6 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 // notification went missing. Events replaced or deleted before it read them
 // are skipped: they are no longer in the log.
 func (s *Store) Follow(ctx context.Context, after int64, fn func(seq int64, ev store.Stored, local bool)) error {
-	s.own.follow(1)
-	defer s.own.follow(-1)
 	if after < 0 {
 		// From now: read the top in the writer, after any batch in flight, so
 		// every later commit of this store is already marked as its own.
@@ -56,7 +54,7 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(seq int64, ev s
 			return err
 		}
 	}
-	deliver := func(c Committed) { fn(c.Seq, c.Stored, s.own.take(c.Seq, c.Seq)) }
+	deliver := func(c Committed) { fn(c.Seq, c.Stored, s.own.take(c.Seq)) }
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
 		err := s.follow(ctx, &after, deliver)
