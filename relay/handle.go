@@ -64,6 +64,9 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	if k.Storage == kinds.Ephemeral {
 		c.reply(okMsg(ev.ID, true, ""))
 		r.Broadcast(ev)
+		for _, fn := range r.Hooks.Relayed {
+			fn(ev)
+		}
 		return
 	}
 	// Bound the events this connection has waiting for commit; when full, stop

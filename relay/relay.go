@@ -110,6 +110,9 @@ type Hooks struct {
 	ReadScope func(c *Conn) *store.Scope
 	// Admit decides whether a NIP-42-verified pubkey may use the hub. Returns a refusal or "".
 	Admit []func(ctx context.Context, c *Conn, auth *nostr.Event) string
+	// Relayed runs after an ephemeral event (never stored) was handed to this
+	// relay's live subscribers, on the connection's goroutine: keep it short.
+	Relayed []func(ev *nostr.Event)
 	// Committed runs after an event and the events derived from it are committed,
 	// before the OK and the fan-out, from the store's writer goroutine: keep it short.
 	Committed []func(ev *nostr.Event, derived []*nostr.Event)

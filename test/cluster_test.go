@@ -109,6 +109,14 @@ func TestInstancesShareStateAndLiveEvents(t *testing.T) {
 	if got := nextEvent(aliceB, "live", 3*time.Second); got.ID != back.ID {
 		t.Fatalf("B delivered %s, want B's own message", got.ID)
 	}
+	// ephemeral events (never stored) cross instances too
+	if evs, closed := aliceB.req("typing", nostr.Filter{Tags: nostr.TagMap{"h": {"ops"}}, Kinds: []int{20002}}); closed != "" || len(evs) != 0 {
+		t.Fatalf("subscribing to typing on B: %d events, closed %q", len(evs), closed)
+	}
+	typing := aliceA.must(alice.sign(t, 20002, "", nostr.Tag{"h", "ops"}))
+	if got := nextEvent(aliceB, "typing", 3*time.Second); got.ID != typing.ID {
+		t.Fatalf("B delivered %s, want the typing event sent to A", got.ID)
+	}
 
 	// a removal on A closes bob's connection on B
 	kickedWithin(t, bobB, "removal", func() { adminA.must(a.Admin.sign(t, 8001, "", nostr.Tag{"p", bob.pk})) })

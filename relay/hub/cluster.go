@@ -18,10 +18,12 @@ var _ relay.Log = store.Log(nil)
 // what they commit reaches this instance's live subscribers, their state
 // changes reach its view, and their removals and revocations close its
 // connections, within the store's notification latency (at worst its poll
-// interval).
+// interval). Ephemeral events go the other way too: what this instance's
+// clients send reaches the other instances' subscribers.
 type cluster struct {
 	cancel context.CancelFunc
-	done   chan struct{}
+	done   chan struct{} // closed when the follower and the announcer stopped
+	out    chan *nostr.Event
 }
 
 // followFrom is the sequence number a hub opening st follows the log from:
@@ -48,16 +50,48 @@ func startCluster(h *Hub, after int64) *cluster {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &cluster{cancel: cancel, done: make(chan struct{})}
+	c := &cluster{cancel: cancel, done: make(chan struct{}), out: make(chan *nostr.Event, 1024)}
+	followed := make(chan struct{})
 	go func() {
-		defer close(c.done)
+		defer close(followed)
 		f.Follow(ctx, after, func(_ int64, st store.Stored, local bool) {
 			if !local {
 				h.foreign(st.Event)
 			}
 		})
 	}()
+	go func() {
+		defer close(c.done)
+		c.announce(ctx, f, h)
+		<-followed
+	}()
+	h.Relay.Hooks.Relayed = append(h.Relay.Hooks.Relayed, c.relayed)
 	return c
+}
+
+// relayed queues an ephemeral event for the other instances without
+// blocking the connection that sent it; a full queue drops it (ephemeral
+// events are best effort).
+func (c *cluster) relayed(ev *nostr.Event) {
+	select {
+	case c.out <- ev:
+	default:
+	}
+}
+
+func (c *cluster) announce(ctx context.Context, f store.Follower, h *Hub) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-c.out:
+			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if err := f.Announce(actx, ev); err != nil && ctx.Err() == nil {
+				h.log.Warn("an ephemeral event did not reach the other instances", "kind", ev.Kind, "err", err)
+			}
+			cancel()
+		}
+	}
 }
 
 func (c *cluster) stop() {

@@ -49,9 +49,13 @@ type Log interface {
 // event committed after a sequence number, by any instance, in order.
 type Follower interface {
 	// Follow calls fn for each committed event after sequence after until
-	// ctx ends; local reports events this process committed itself.
+	// ctx ends; local reports events this process committed itself. An
+	// ephemeral event another instance announced comes with seq 0.
 	Follow(ctx context.Context, after int64, fn func(seq int64, ev Stored, local bool)) error
 	LastSeq(ctx context.Context) (int64, error)
+	// Announce hands an ephemeral event (never stored) to the other
+	// instances' followers.
+	Announce(ctx context.Context, ev *nostr.Event) error
 }
 
 // Opener opens a log with the given options (the hub adds its projector).

@@ -227,3 +227,42 @@ func TestTextPostgreSQLCannotHoldIsRefused(t *testing.T) {
 		t.Fatalf("querying for a NUL value: %v, %v; want nothing and no error", got, err)
 	}
 }
+
+// TestAnnounceReachesOtherInstancesOnly: an ephemeral event announced by A
+// reaches B's follower (as sequence 0) and not A's own; one too large for a
+// notification is refused.
+func TestAnnounceReachesOtherInstancesOnly(t *testing.T) {
+	dsn := pg.DSN(t)
+	a := open(t, dsn, store.Options{})
+	defer a.Close()
+	b := open(t, dsn, store.Options{})
+	defer b.Close()
+	fa, fb := follow(t, a, -1), follow(t, b, -1)
+	who := storetest.NewSigner(t)
+	ev := who.Event(t, 20002, 1, "", nostr.Tag{"h", "c"})
+	deadline := time.Now().Add(20 * time.Second)
+	for { // the followers may still be connecting: announce until B hears it
+		if err := a.Announce(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+		fb.mu.Lock()
+		n := fb.seen[ev.ID]
+		fb.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("B never heard the announced event")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	if fa.seen[ev.ID] != 0 {
+		t.Fatal("A's follower delivered A's own ephemeral event")
+	}
+	big := who.Event(t, 24200, 2, strings.Repeat("x", 9000), nostr.Tag{"p", who.PK})
+	if err := a.Announce(context.Background(), big); err == nil {
+		t.Fatal("a 9 KB ephemeral event was announced")
+	}
+}

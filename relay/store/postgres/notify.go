@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ainb/hive/relay/store"
@@ -55,9 +56,10 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(seq int64, ev s
 		}
 	}
 	deliver := func(c Committed) { fn(c.Seq, c.Stored, s.own.take(c.Seq)) }
+	relayed := func(st store.Stored) { fn(0, st, false) }
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
-		err := s.follow(ctx, &after, deliver)
+		err := s.follow(ctx, &after, deliver, relayed)
 		if ctx.Err() != nil {
 			break
 		}
@@ -71,7 +73,7 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(seq int64, ev s
 	return ctx.Err()
 }
 
-func (s *Store) follow(ctx context.Context, after *int64, fn func(Committed)) error {
+func (s *Store) follow(ctx context.Context, after *int64, fn func(Committed), relayed func(store.Stored)) error {
 	cfg := s.cfg.Copy()
 	// A poll timeout only interrupts the wait; the default handler would also
 	// send the server a cancel request that could hit the next query.
@@ -84,7 +86,7 @@ func (s *Store) follow(ctx context.Context, after *int64, fn func(Committed)) er
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+Channel+"; LISTEN "+EphemeralChannel); err != nil {
 		return err
 	}
 	for {
@@ -93,8 +95,11 @@ func (s *Store) follow(ctx context.Context, after *int64, fn func(Committed)) er
 			return err
 		}
 		wait, cancel := context.WithTimeout(ctx, poll)
-		_, err := conn.WaitForNotification(wait)
+		n, err := conn.WaitForNotification(wait)
 		cancel()
+		if err == nil && n.Channel == EphemeralChannel {
+			s.relayed(n.Payload, relayed)
+		}
 		if err != nil && ctx.Err() == nil && wait.Err() == nil {
 			return err // the connection failed, not the poll timer
 		}
@@ -138,4 +143,42 @@ func (s *Store) catchUp(ctx context.Context, conn *pgx.Conn, after *int64, fn fu
 			return nil
 		}
 	}
+}
+
+// EphemeralChannel carries ephemeral events (never stored) from the instance
+// that received one to the others: "<origin> <event JSON>", within
+// PostgreSQL's 8000-byte NOTIFY limit.
+const EphemeralChannel = "hive_ephemeral"
+
+// maxNotify is the largest NOTIFY payload PostgreSQL accepts.
+const maxNotify = 7999
+
+// Announce hands an ephemeral event to the other instances' followers. An
+// event too large for a notification is refused with an error (it still
+// reached this instance's subscribers).
+func (s *Store) Announce(ctx context.Context, ev *nostr.Event) error {
+	raw, err := ev.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	payload := s.origin + " " + string(raw)
+	if len(payload) > maxNotify {
+		return fmt.Errorf("ephemeral kind %d event of %d bytes is too large to reach other instances (at most %d)", ev.Kind, len(raw), maxNotify-len(s.origin)-1)
+	}
+	_, err = s.r.ExecContext(ctx, `SELECT pg_notify($1, $2)`, EphemeralChannel, payload)
+	return err
+}
+
+// relayed delivers an announced ephemeral event unless this store sent it.
+func (s *Store) relayed(payload string, fn func(store.Stored)) {
+	origin, raw, ok := strings.Cut(payload, " ")
+	if !ok || origin == s.origin {
+		return
+	}
+	ev := &nostr.Event{}
+	if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
+		s.opts.Log("an announced ephemeral event is not an event", err)
+		return
+	}
+	fn(store.Stored{Event: ev, Raw: []byte(raw)})
 }

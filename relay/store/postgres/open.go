@@ -12,6 +12,7 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -58,6 +59,7 @@ type Store struct {
 	// one next time means another instance wrote in between.
 	lastSeq int64
 	own     ownSeqs
+	origin  string // this store's name on the ephemeral channel
 }
 
 var (
@@ -88,7 +90,7 @@ func Open(ctx context.Context, dsn string, opts store.Options) (*Store, error) {
 	r := stdlib.OpenDB(*rcfg)
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
-	s := &Store{opts: opts, cfg: cfg, w: w, r: r, own: ownSeqs{m: map[int64]bool{}}}
+	s := &Store{opts: opts, cfg: cfg, w: w, r: r, own: ownSeqs{m: map[int64]bool{}}, origin: rand.Text()}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		r.Close()
