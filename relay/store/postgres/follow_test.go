@@ -41,6 +41,28 @@ func follow(t *testing.T, s *Store, after int64) *follower {
 	return f
 }
 
+// repeatUntil runs act every 50 ms until done (checked under the lock)
+// holds, failing with msg after 20 s.
+func (f *follower) repeatUntil(t *testing.T, msg string, act func() error, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if err := act(); err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		ok := done()
+		f.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // waitFor waits until every id was delivered, and checks each came once and
 // in increasing sequence order.
 func (f *follower) waitFor(t *testing.T, ids []string) {
@@ -124,22 +146,11 @@ func TestFollowFromNow(t *testing.T) {
 	f := follow(t, s, -1)
 	// Publish until the follower delivers: whatever it started from, it
 	// must never deliver what came before it started.
-	deadline := time.Now().Add(20 * time.Second)
-	for i := 0; ; i++ {
-		if err := s.SaveEvent(context.Background(), who.Event(t, 1, int64(2+i), "after")); err != nil {
-			t.Fatal(err)
-		}
-		f.mu.Lock()
-		n := len(f.seqs)
-		f.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the follower never delivered anything")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	i := 0
+	f.repeatUntil(t, "the follower never delivered anything", func() error {
+		i++
+		return s.SaveEvent(context.Background(), who.Event(t, 1, int64(2+i), "after"))
+	}, func() bool { return len(f.seqs) > 0 })
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.seen[old.ID] != 0 {
@@ -240,22 +251,10 @@ func TestAnnounceReachesOtherInstancesOnly(t *testing.T) {
 	fa, fb := follow(t, a, -1), follow(t, b, -1)
 	who := storetest.NewSigner(t)
 	ev := who.Event(t, 20002, 1, "", nostr.Tag{"h", "c"})
-	deadline := time.Now().Add(20 * time.Second)
-	for { // the followers may still be connecting: announce until B hears it
-		if err := a.Announce(context.Background(), ev); err != nil {
-			t.Fatal(err)
-		}
-		fb.mu.Lock()
-		n := fb.seen[ev.ID]
-		fb.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("B never heard the announced event")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// the followers may still be connecting: announce until B hears it
+	fb.repeatUntil(t, "B never heard the announced event", func() error {
+		return a.Announce(context.Background(), ev)
+	}, func() bool { return fb.seen[ev.ID] > 0 })
 	fa.mu.Lock()
 	defer fa.mu.Unlock()
 	if fa.seen[ev.ID] != 0 {
