@@ -107,7 +107,7 @@ func (c *cluster) stop() {
 // delivery to this instance's subscribers.
 func (h *Hub) foreign(ev *nostr.Event) {
 	if kinds.Classify(ev.Kind).IsState() || ev.Kind == kinds.Deletion {
-		if err := h.reload(); err != nil {
+		if err := h.reloadInOrder(); err != nil {
 			h.log.Warn("reloading hub state after another instance's commit failed", "err", err)
 		}
 	}
@@ -115,4 +115,22 @@ func (h *Hub) foreign(ev *nostr.Event) {
 	h.rememberChannels(evs)
 	h.afterCommit(evs)
 	h.Relay.Broadcast(ev)
+}
+
+// reloadInOrder loads the view on the store's writer, between two of its
+// commits: this instance's own view changes are published there too, so a
+// reload can neither miss one nor overwrite it with older state.
+func (h *Hub) reloadInOrder() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return h.Store.Exec(ctx, func(tx store.WriteTx) error {
+		v, err := loadView(tx, h.admin)
+		if err != nil {
+			return err
+		}
+		h.mu.Lock()
+		h.view = v
+		h.mu.Unlock()
+		return nil
+	})
 }
