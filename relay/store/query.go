@@ -258,7 +258,7 @@ func (s *SQLite) CountFilters(ctx context.Context, filters []nostr.Filter, scope
 	var n int64
 	q := "SELECT COUNT(*) FROM events e WHERE (" + strings.Join(ors, " OR ") + ")"
 	if scope != nil {
-		if w, a := scope.sql(scopeKinds(filters)); w != "" {
+		if w, a := scope.sql(QueriedKinds(filters)); w != "" {
 			q += " AND " + w
 			args = append(args, a...)
 		}

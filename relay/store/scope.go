@@ -71,24 +71,31 @@ func StoredChannel(q interface {
 	return c.String, true
 }
 
+// Gates are the read gates a query for kinds ks (nil: any kind) must
+// render: the author-only and recipient-only kinds among ks, and whether any
+// of ks is gated by its channel. Every backend renders these and no others.
+func (sc *Scope) Gates(ks []int) (authorOnly, recipientOnly []int, channel bool) {
+	if ks == nil {
+		return sc.AuthorOnly, sc.RecipientOnly, true
+	}
+	for _, k := range ks {
+		switch {
+		case slices.Contains(sc.AuthorOnly, k):
+			authorOnly = append(authorOnly, k)
+		case slices.Contains(sc.RecipientOnly, k):
+			recipientOnly = append(recipientOnly, k)
+		default:
+			channel = true
+		}
+	}
+	return authorOnly, recipientOnly, channel
+}
+
 // sql renders the scope as one condition on the events row e of a query
 // for kinds ks (nil: any kind), or "" when the scope cannot exclude any row
 // of those kinds. Only the gates of the kinds asked for are rendered.
 func (sc *Scope) sql(ks []int) (string, []any) {
-	authorOnly, recipientOnly, other := sc.AuthorOnly, sc.RecipientOnly, ks == nil
-	if ks != nil {
-		authorOnly, recipientOnly = nil, nil
-		for _, k := range ks {
-			switch {
-			case slices.Contains(sc.AuthorOnly, k):
-				authorOnly = append(authorOnly, k)
-			case slices.Contains(sc.RecipientOnly, k):
-				recipientOnly = append(recipientOnly, k)
-			default:
-				other = true
-			}
-		}
-	}
+	authorOnly, recipientOnly, other := sc.Gates(ks)
 	var cases []string
 	var args []any
 	if len(authorOnly) > 0 {
@@ -115,8 +122,8 @@ func (sc *Scope) sql(ks []int) (string, []any) {
 	return "(CASE " + strings.Join(cases, " ") + " ELSE " + channel + " END)", args
 }
 
-// scopeKinds is the union of the kinds filters ask for, nil if one asks for any.
-func scopeKinds(filters []nostr.Filter) []int {
+// QueriedKinds is the union of the kinds filters ask for, nil if one asks for any.
+func QueriedKinds(filters []nostr.Filter) []int {
 	var ks []int
 	for _, f := range filters {
 		if f.Kinds == nil {

@@ -102,7 +102,7 @@ func (s *Store) CountFilters(ctx context.Context, filters []nostr.Filter, scope 
 	}
 	q := "SELECT COUNT(*) FROM events e WHERE (" + strings.Join(ors, " OR ") + ")"
 	if scope != nil {
-		q += " AND " + scopeSQL(scope, &a)
+		q += " AND " + scopeSQL(scope, store.QueriedKinds(filters), &a)
 	}
 	var n int64
 	if err := s.r.QueryRowContext(ctx, q, a...).Scan(&n); err != nil {
@@ -117,7 +117,7 @@ func (s *Store) Unreadable(ctx context.Context, ids []string, scope *store.Scope
 		return "", nil
 	}
 	var a args
-	q := "SELECT e.id FROM events e WHERE e.id = ANY(" + a.add(ids) + ") AND NOT " + scopeSQL(scope, &a) + " LIMIT 1"
+	q := "SELECT e.id FROM events e WHERE e.id = ANY(" + a.add(ids) + ") AND NOT " + scopeSQL(scope, nil, &a) + " LIMIT 1"
 	var id string
 	err := s.r.QueryRowContext(ctx, q, a...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -165,7 +165,7 @@ func buildQuery(f nostr.Filter, scope *store.Scope, a *args, now int64) (q strin
 	}
 	where = append(where, w...)
 	if scope != nil {
-		where = append(where, scopeSQL(scope, a))
+		where = append(where, scopeSQL(scope, f.Kinds, a))
 	}
 	return "SELECT e.raw FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY " + order, false
 }
@@ -219,19 +219,21 @@ func conditions(f nostr.Filter, names []string, driver string, a *args, now int6
 	return where, false
 }
 
-// scopeSQL renders a reader scope as one condition on the events row e.
-func scopeSQL(sc *store.Scope, a *args) string {
+// scopeSQL renders a reader scope as one condition on the events row e of a
+// query for kinds ks (nil: any), with only the gates those kinds have.
+func scopeSQL(sc *store.Scope, ks []int, a *args) string {
+	authorOnly, recipientOnly, channel := sc.Gates(ks)
 	var cases []string
-	if len(sc.AuthorOnly) > 0 {
-		cases = append(cases, "WHEN e.kind = ANY("+a.add(int32s(sc.AuthorOnly))+") THEN e.pubkey = "+a.add(sc.Reader))
+	if len(authorOnly) > 0 {
+		cases = append(cases, "WHEN e.kind = ANY("+a.add(int32s(authorOnly))+") THEN e.pubkey = "+a.add(sc.Reader))
 	}
-	if len(sc.RecipientOnly) > 0 {
+	if len(recipientOnly) > 0 {
 		r := a.add(sc.Reader)
-		cases = append(cases, "WHEN e.kind = ANY("+a.add(int32s(sc.RecipientOnly))+") THEN (e.pubkey = "+r+
+		cases = append(cases, "WHEN e.kind = ANY("+a.add(int32s(recipientOnly))+") THEN (e.pubkey = "+r+
 			" OR EXISTS (SELECT 1 FROM tags s WHERE s.name = 'p' AND s.value = "+r+" AND s.created_at = e.created_at AND s.seq = e.seq))")
 	}
 	other := "TRUE"
-	if len(sc.Hidden) > 0 {
+	if channel && len(sc.Hidden) > 0 {
 		other = "(e.channel IS NULL OR e.channel <> ALL(" + a.add(sc.Hidden) + "))"
 	}
 	if len(cases) == 0 {
