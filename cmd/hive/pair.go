@@ -52,6 +52,14 @@ See spec/pairing.md.`,
 }
 
 func runPair(cmd *cobra.Command, f pairFlags) error {
+	ui := newPairUI(cmd, f.png)
+	if err := pair(cmd, f, ui); err != nil {
+		return ui.fail(err)
+	}
+	return nil
+}
+
+func pair(cmd *cobra.Command, f pairFlags, ui *pairUI) error {
 	expires, err := parseDuration(f.expires)
 	if err != nil {
 		return usageErrorf("--expires: %v", err)
@@ -85,10 +93,9 @@ func runPair(cmd *cobra.Command, f pairFlags) error {
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout+pairing.DefaultCompleteWait+10*time.Second)
 	defer cancel()
-	ui := newPairUI(cmd, f.png)
 	r, err := client.DialPairing(ctx, relayURL, t.pin)
 	if err != nil {
-		return ui.fail(err)
+		return err
 	}
 	defer r.Close()
 	var expiresAt int64
@@ -109,7 +116,7 @@ func runPair(cmd *cobra.Command, f pairFlags) error {
 		},
 	}, ui)
 	if err != nil {
-		return ui.fail(pairError(err))
+		return pairError(err)
 	}
 	if transfer != "" {
 		return ui.done(map[string]any{"transferred_key": true, "owner": owner.PublicHex},

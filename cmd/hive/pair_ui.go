@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -18,25 +17,16 @@ import (
 // (QR code, spinner, large SAS, y/n prompt) or, with --json, NDJSON events
 // on stdout and answers read as lines on stdin.
 type pairUI struct {
-	cmd   *cobra.Command
-	json  bool
-	png   string // pair: also write the QR code here
-	lines chan string
+	cmd  *cobra.Command
+	json bool
+	png  string // pair: also write the QR code here
 
 	mu   sync.Mutex
 	spin chan struct{} // closed to stop the spinner
 }
 
 func newPairUI(cmd *cobra.Command, png string) *pairUI {
-	u := &pairUI{cmd: cmd, json: jsonOutput(cmd), png: png, lines: make(chan string)}
-	go func() { // ends at EOF; a terminal's reader ends with the process
-		defer close(u.lines)
-		sc := bufio.NewScanner(cmd.InOrStdin())
-		for sc.Scan() {
-			u.lines <- strings.TrimSpace(sc.Text())
-		}
-	}()
-	return u
+	return &pairUI{cmd: cmd, json: jsonOutput(cmd), png: png}
 }
 
 func (u *pairUI) event(v map[string]any) {
@@ -78,16 +68,38 @@ func (u *pairUI) ShowSAS(sas string) {
 	u.say("\nCompare this code with the other screen:\n\n%s\n            %s %s\n\n", bigDigits(sas), sas[:3], sas[3:])
 }
 
-// Confirm asks whether both screens show the same code.
+// Confirm asks whether both screens show the same code. It reads one line
+// of stdin, and nothing after it (a passphrase prompt may follow). The
+// reading goroutine ends with that line or at end of input; a pairing that
+// ends first leaves it to the process's exit.
 func (u *pairUI) Confirm() <-chan bool {
 	u.say("Same code on both screens? [y/N] ")
 	ans := make(chan bool, 1)
 	go func() {
-		line, ok := <-u.lines
-		l := strings.ToLower(line)
-		ans <- ok && (l == "y" || l == "yes")
+		line, err := readLine(u.cmd.InOrStdin())
+		l := strings.ToLower(strings.TrimSpace(line))
+		ans <- (err == nil || line != "") && (l == "y" || l == "yes")
 	}()
 	return ans
+}
+
+// readLine reads up to and including the next newline, byte by byte, so
+// that nothing beyond the line is consumed.
+func readLine(r io.Reader) (string, error) {
+	var b strings.Builder
+	var c [1]byte
+	for {
+		n, err := r.Read(c[:])
+		if n == 1 {
+			if c[0] == '\n' {
+				return b.String(), nil
+			}
+			b.WriteByte(c[0])
+		}
+		if err != nil {
+			return b.String(), err
+		}
+	}
 }
 
 // done reports success: the NDJSON done event or text.
