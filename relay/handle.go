@@ -181,24 +181,73 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	scope := r.readScope(c)
 	seen := make(map[string]struct{})
 	for _, f := range filters {
-		found, err := r.store.QueryRaw(c.ctx, f, scope)
-		if err != nil {
+		if err := c.sendStored(sub, f, scope, seen); err != nil {
 			c.reply(closedMsg(id, prefixed(err)))
 			c.handleClose(id)
 			return
 		}
-		for _, st := range found {
-			if _, dup := seen[st.Event.ID]; dup {
-				continue
-			}
-			seen[st.Event.ID] = struct{}{}
-			if !r.canRead(c, st.Event) {
-				continue
-			}
-			c.reply(eventMsg(sub.prefix, st.Raw))
-		}
 	}
 	c.reply(eose(id))
+}
+
+// pageRows is how many stored events a REQ reads from the log at once: a big
+// answer is read a page at a time, each page sent (at the speed the client
+// reads) before the next is read, so the hub never holds a whole answer.
+const pageRows = 100
+
+// sendStored sends the stored events matching f that the reader may read,
+// newest first, up to f's limit. Pages follow each other by created_at: the
+// next page asks for events up to the oldest created_at sent so far and skips
+// those already sent at that second.
+func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope, seen map[string]struct{}) error {
+	r := c.relay
+	if f.LimitZero {
+		return nil
+	}
+	def, max := r.store.Limits()
+	want := f.Limit
+	if want <= 0 {
+		want = def
+	}
+	want = min(want, max)
+	var oldest nostr.Timestamp
+	atOldest := map[string]struct{}{} // ids sent whose created_at is oldest
+	for want > 0 {
+		page := f
+		page.Limit = min(want, pageRows) + len(atOldest)
+		if len(atOldest) > 0 {
+			page.Until = &oldest
+		}
+		found, err := r.store.QueryRaw(c.ctx, page, scope)
+		if err != nil {
+			return err
+		}
+		for _, st := range found {
+			ev := st.Event
+			if _, sent := atOldest[ev.ID]; sent {
+				continue
+			}
+			if ev.CreatedAt != oldest || len(atOldest) == 0 {
+				oldest = ev.CreatedAt
+				clear(atOldest)
+			}
+			atOldest[ev.ID] = struct{}{}
+			if want--; want < 0 {
+				break
+			}
+			if _, dup := seen[ev.ID]; dup {
+				continue
+			}
+			seen[ev.ID] = struct{}{}
+			if r.canRead(c, ev) {
+				c.reply(eventMsg(sub.prefix, st.Raw))
+			}
+		}
+		if len(found) < page.Limit {
+			return nil // the log has no more
+		}
+	}
+	return nil
 }
 
 func (c *Conn) handleCount(id string, filters []nostr.Filter) {

@@ -77,3 +77,36 @@ func TestNonReaderOfBigPageDropped(t *testing.T) {
 		}
 	}
 }
+
+// A REQ is read from the log a page at a time; across pages, and across
+// events sharing a created_at at a page's edge, the answer is the same as one
+// query: every event once, newest first, ties by id, up to the limit.
+func TestPagedAnswerIsComplete(t *testing.T) {
+	h := startOpenHub(t, relay.Config{})
+	k := newKey(t)
+	pub := dialRaw(t, h.URL)
+	base := nostr.Now() - 100
+	for i := 0; i < 330; i++ {
+		ev := &nostr.Event{Kind: 1, CreatedAt: base + nostr.Timestamp(i/70), Content: fmt.Sprint(i), Tags: nostr.Tags{{"t", "paged"}}}
+		if err := ev.Sign(k.sk); err != nil {
+			t.Fatal(err)
+		}
+		pub.must(ev)
+	}
+	for _, limit := range []int{0, 1, 99, 100, 101, 140, 250, 330, 500} {
+		f := nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"paged"}}, Limit: limit}
+		want, err := h.Store.QueryRaw(ctxT(t), f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, closed := dialRaw(t, h.URL).req("p", f)
+		if closed != "" || len(got) != len(want) {
+			t.Fatalf("limit %d: %d events (want %d), closed %q", limit, len(got), len(want), closed)
+		}
+		for i := range got {
+			if got[i].ID != want[i].Event.ID {
+				t.Fatalf("limit %d: event %d is %s, want %s", limit, i, got[i].ID[:8], want[i].Event.ID[:8])
+			}
+		}
+	}
+}
