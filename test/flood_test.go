@@ -223,10 +223,12 @@ func TestUnauthenticatedFloodBinary(t *testing.T) {
 	if st.hwm > 200<<20 {
 		t.Errorf("hub VmHWM %.0f MB under the flood, want under 200 MB", float64(st.hwm)/(1<<20))
 	}
-	for i, d := range st.rounds {
-		if d > 3*time.Second {
-			t.Errorf("member round %d took %s, want under 3 s", i, d.Round(time.Millisecond))
-		}
+	// The median, not the maximum: one round can wait seconds for an fsync
+	// when the rest of make test loads the disk.
+	lat := slices.Clone(st.rounds)
+	slices.Sort(lat)
+	if len(lat) > 0 && lat[len(lat)/2] > time.Second {
+		t.Errorf("member rounds took %s at the median, want under 1 s", lat[len(lat)/2].Round(time.Millisecond))
 	}
 	if len(st.rounds) < 3 {
 		t.Errorf("only %d member rounds completed in the flood", len(st.rounds))
