@@ -89,11 +89,13 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 		for _, fn := range r.Hooks.Committed {
 			fn(ev, derived)
 		}
-		c.send(okMsg(ev.ID, true, ""))
+		// Into the fan-out before the OK: a client that REQs after its OK
+		// finds the event queued ahead of its subscription's end marker.
 		r.Broadcast(ev)
 		for _, d := range derived {
 			r.Broadcast(d)
 		}
+		c.send(okMsg(ev.ID, true, ""))
 	})
 	if err != nil {
 		<-c.inflight
@@ -155,7 +157,7 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 		c.reply(closedMsg(id, msg))
 		return
 	}
-	sub := &subscription{conn: c, id: id, filters: filters, prefix: eventPrefix(id)}
+	sub := newSubscription(c, id, filters)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -179,15 +181,18 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	r.subs.add(sub)
 
 	scope := r.readScope(c)
-	seen := make(map[string]struct{})
 	for _, f := range filters {
-		if err := c.sendStored(sub, f, scope, seen); err != nil {
+		if err := c.sendStored(sub, f, scope); err != nil {
 			c.reply(closedMsg(id, prefixed(err)))
 			c.handleClose(id)
 			return
 		}
 	}
 	c.reply(eose(id))
+	select { // live events broadcast until now were checked against what was sent
+	case r.fanout <- fanItem{settled: sub}:
+	case <-r.stop:
+	}
 }
 
 // pageRows is how many stored events a REQ reads from the log at once: a big
@@ -199,7 +204,7 @@ const pageRows = 100
 // newest first, up to f's limit. Pages follow each other by created_at: the
 // next page asks for events up to the oldest created_at sent so far and skips
 // those already sent at that second.
-func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope, seen map[string]struct{}) error {
+func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope) error {
 	r := c.relay
 	if f.LimitZero {
 		return nil
@@ -235,11 +240,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope,
 			if want--; want < 0 {
 				break
 			}
-			if _, dup := seen[ev.ID]; dup {
-				continue
-			}
-			seen[ev.ID] = struct{}{}
-			if r.canRead(c, ev) {
+			if r.canRead(c, ev) && sub.claim(ev.ID) {
 				c.reply(eventMsg(sub.prefix, st.Raw))
 			}
 		}

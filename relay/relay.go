@@ -132,7 +132,7 @@ type Relay struct {
 
 	upgrader websocket.Upgrader
 	subs     *subIndex
-	fanout   chan *nostr.Event
+	fanout   chan fanItem
 	writers  writerPool
 
 	mu     sync.Mutex
@@ -154,7 +154,7 @@ func New(cfg Config, st Log, log *slog.Logger) *Relay {
 		store:  st,
 		log:    log,
 		subs:   newSubIndex(),
-		fanout: make(chan *nostr.Event, 4096),
+		fanout: make(chan fanItem, 4096),
 		conns:  make(map[*Conn]struct{}),
 		unauth: unauthSlots{byAddr: make(map[string]int)},
 		stop:   make(chan struct{}),
@@ -214,7 +214,7 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // for events it derived and stored itself.
 func (r *Relay) Broadcast(ev *nostr.Event) {
 	select {
-	case r.fanout <- ev:
+	case r.fanout <- fanItem{ev: ev}:
 	case <-r.stop:
 	}
 }

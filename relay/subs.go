@@ -14,6 +14,40 @@ type subscription struct {
 	filters []nostr.Filter
 	prefix  []byte // rendered ["EVENT",<id>,
 	keys    []string
+
+	// sent holds the ids sent to this subscription, stored and live, from its
+	// start until the fan-out has caught up with its stored answer; nil
+	// afterwards. An event committed around the REQ can be both in the stored
+	// answer and in the fan-out's queue: it is sent once.
+	mu   sync.Mutex
+	sent map[string]struct{}
+}
+
+func newSubscription(c *Conn, id string, filters []nostr.Filter) *subscription {
+	return &subscription{conn: c, id: id, filters: filters, prefix: eventPrefix(id), sent: map[string]struct{}{}}
+}
+
+// claim reports whether the event id may be sent to s, and records it while
+// the stored answer and the fan-out may overlap.
+func (s *subscription) claim(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sent == nil {
+		return true
+	}
+	if _, dup := s.sent[id]; dup {
+		return false
+	}
+	s.sent[id] = struct{}{}
+	return true
+}
+
+// fanItem is an event for the fan-out, or a subscription whose stored answer
+// is complete: once the fan-out reaches it, every event broadcast before the
+// answer ended has been checked against s.sent, which can go.
+type fanItem struct {
+	ev      *nostr.Event
+	settled *subscription
 }
 
 // subIndex finds the subscriptions an event may interest without scanning all of
@@ -139,8 +173,14 @@ func (r *Relay) fanoutLoop() {
 		select {
 		case <-r.stop:
 			return
-		case ev := <-r.fanout:
-			r.deliver(ev)
+		case it := <-r.fanout:
+			if s := it.settled; s != nil {
+				s.mu.Lock()
+				s.sent = nil
+				s.mu.Unlock()
+				continue
+			}
+			r.deliver(it.ev)
 		}
 	}
 }
@@ -156,6 +196,9 @@ func (r *Relay) deliver(ev *nostr.Event) {
 			}
 		}
 		if !matched || !r.canRead(s.conn, ev) {
+			return
+		}
+		if !s.claim(ev.ID) {
 			return
 		}
 		if evJSON == nil {

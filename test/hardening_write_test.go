@@ -343,7 +343,10 @@ func TestReplyToParentInSameBatch(t *testing.T) {
 		t.Errorf("refused parent %q, its reply %q", oks[badRoot.ID], oks[badReply.ID])
 	}
 	evs, _ := w.a.req("thread", nostr.Filter{Kinds: []int{7, 9}, Tags: nostr.TagMap{"h": {"pub"}}}, nostr.Filter{Kinds: []int{7}, Tags: nostr.TagMap{"e": {r2.ID}}})
-	stored := map[string]bool{} // by id: a lagging fan-out may also deliver them live
+	if len(evs) != 4 {
+		t.Errorf("stored thread has %d events, want 4", len(evs))
+	}
+	stored := map[string]bool{}
 	for _, ev := range evs {
 		stored[ev.ID] = true
 	}
@@ -351,9 +354,6 @@ func TestReplyToParentInSameBatch(t *testing.T) {
 		if !stored[ev.ID] {
 			t.Errorf("%q is not stored", ev.Content)
 		}
-	}
-	if len(stored) != 4 {
-		t.Errorf("stored thread has %d events, want 4", len(stored))
 	}
 	h.verifyReplay(t)
 }
