@@ -80,6 +80,11 @@ func Open(ctx context.Context, dsn string, opts store.Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
 	}
+	if cfg.ConnectTimeout == 0 {
+		// A server that does not answer fails writes with an error instead
+		// of holding them (connect_timeout in the URL overrides this).
+		cfg.ConnectTimeout = 10 * time.Second
+	}
 	w := stdlib.OpenDB(*cfg)
 	w.SetMaxOpenConns(1)
 	// Filters vary in selectivity (one channel's page, a whole author), so
