@@ -167,25 +167,27 @@ func (s *Store) write(tx *Tx, ev *nostr.Event, p plan) (int64, error) {
 	if ch := store.ChannelOf(ev, func(id string) (string, bool) { return store.StoredChannel(tx, id) }); ch != "" {
 		channel = &ch
 	}
+	tags := store.IndexedTags(ev)
+	names, values := make([]string, len(tags)), make([]string, len(tags))
+	for i, k := range tags {
+		names[i], values[i] = k[0], k[1]
+	}
+	// The event and its tag rows in one statement (one round trip): the tag
+	// rows are inserted only if the event was.
 	var seq int64
-	err = tx.QueryRow(`INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw, channel) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (id) DO NOTHING RETURNING seq`,
-		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, p.d, p.expiration, string(raw), channel).Scan(&seq)
+	err = tx.QueryRow(`WITH ins AS (
+			INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw, channel) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (id) DO NOTHING RETURNING seq
+		), t AS (
+			INSERT INTO tags (name, value, created_at, seq) SELECT x.n, x.v, $3, ins.seq FROM ins, unnest($9::text[], $10::text[]) AS x(n, v)
+		)
+		SELECT seq FROM ins`,
+		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, p.d, p.expiration, string(raw), channel, names, values).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, store.ErrDuplicate // nothing written yet: the replaced versions go below
 	}
 	if err != nil {
 		return 0, fmt.Errorf("insert: %w", err)
-	}
-	if tags := store.IndexedTags(ev); len(tags) > 0 {
-		names, values := make([]string, len(tags)), make([]string, len(tags))
-		for i, k := range tags {
-			names[i], values[i] = k[0], k[1]
-		}
-		if _, err := tx.Exec(`INSERT INTO tags (name, value, created_at, seq) SELECT n, v, $3, $4 FROM unnest($1::text[], $2::text[]) AS x(n, v)`,
-			names, values, int64(ev.CreatedAt), seq); err != nil {
-			return 0, fmt.Errorf("insert tags: %w", err)
-		}
 	}
 	for _, old := range p.older {
 		if err := deleteSeq(tx, old); err != nil {
