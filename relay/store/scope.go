@@ -109,9 +109,9 @@ func (sc *Scope) sql(ks []int) (string, []any) {
 	}
 	channel := ""
 	if other && len(sc.Hidden) > 0 {
-		hidden, _ := json.Marshal(sc.Hidden)
-		channel = "(e.channel IS NULL OR e.channel NOT IN (SELECT value FROM json_each(?)))"
-		args = append(args, string(hidden))
+		var list string
+		list, args = hiddenList(sc.Hidden, args)
+		channel = "(e.channel IS NULL OR e.channel NOT IN (" + list + "))"
 	}
 	switch {
 	case len(cases) == 0:
@@ -120,6 +120,24 @@ func (sc *Scope) sql(ks []int) (string, []any) {
 		channel = "1"
 	}
 	return "(CASE " + strings.Join(cases, " ") + " ELSE " + channel + " END)", args
+}
+
+// hiddenList renders the hidden channels for NOT IN: a few as placeholders
+// (cheaper to test per row), padded to a power of two by repeating the last
+// so that few statement shapes exist; many as one JSON array parameter.
+func hiddenList(hidden []string, args []any) (string, []any) {
+	if len(hidden) > 64 {
+		j, _ := json.Marshal(hidden)
+		return "SELECT value FROM json_each(?)", append(args, string(j))
+	}
+	n := 1
+	for n < len(hidden) {
+		n *= 2
+	}
+	for i := 0; i < n; i++ {
+		args = append(args, hidden[min(i, len(hidden)-1)])
+	}
+	return placeholders(n), args
 }
 
 // QueriedKinds is the union of the kinds filters ask for, nil if one asks for any.

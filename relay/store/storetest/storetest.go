@@ -521,6 +521,14 @@ func scopeHides(t *testing.T, newStore New) {
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("scoped COUNT = %d, %v; want %d", n, err, len(want))
 	}
+	// many hidden channels (a backend may pass a long list differently): same answer
+	many := []string{"vault"}
+	for i := 0; i < 100; i++ {
+		many = append(many, fmt.Sprint("other-", i))
+	}
+	if n, err := s.CountFilters(ctx, []nostr.Filter{{}}, &store.Scope{Reader: sc.Reader, Hidden: many, AuthorOnly: sc.AuthorOnly}); err != nil || n != int64(len(want)) {
+		t.Fatalf("scoped COUNT with %d hidden channels = %d, %v; want %d", len(many), n, err, len(want))
+	}
 	// every way of belonging to vault is hidden, each looked up on its own
 	for _, ev := range vault {
 		if got, _ := s.QueryRaw(ctx, nostr.Filter{IDs: []string{ev.ID}}, sc); len(got) != 0 {
