@@ -186,17 +186,21 @@ func (r *Relay) fanoutLoop() {
 }
 
 func (r *Relay) deliver(ev *nostr.Event) {
-	var evJSON []byte
+	// Match filters under the index lock; run the read hooks after it is
+	// released, since they may consult state of their own.
+	var matched []*subscription
 	r.subs.candidates(ev, func(s *subscription) {
-		matched := false
 		for _, f := range s.filters {
 			if f.Matches(ev) {
-				matched = true
-				break
+				matched = append(matched, s)
+				return
 			}
 		}
-		if !matched || !r.canRead(s.conn, ev) {
-			return
+	})
+	var evJSON []byte
+	for _, s := range matched {
+		if !r.canRead(s.conn, ev) {
+			continue
 		}
 		if !s.claim(ev.ID) {
 			return
@@ -205,7 +209,7 @@ func (r *Relay) deliver(ev *nostr.Event) {
 			evJSON = encodeEvent(ev)
 		}
 		s.conn.send(eventMsg(s.prefix, evJSON))
-	})
+	}
 }
 
 func (r *Relay) canRead(c *Conn, ev *nostr.Event) bool {
