@@ -44,7 +44,7 @@ type agentProc struct {
 }
 
 // startAgent spawns command, wires the ACP connection and runs initialize.
-func startAgent(ctx context.Context, command []string, dir string, env map[string]string, stderr io.Writer, ev procEvents) (*agentProc, error) {
+func startAgent(ctx context.Context, command []string, dir string, env map[string]string, authMethod string, stderr io.Writer, ev procEvents) (*agentProc, error) {
 	a := &agentProc{ev: ev, permIDs: map[string][]json.RawMessage{}}
 	p, err := spawn(command, dir, env, stderr, a.onLine)
 	if err != nil {
@@ -68,6 +68,16 @@ func startAgent(ctx context.Context, command []string, dir string, env map[strin
 		Steering: steeringSupported(res.Meta) || steeringSupported(res.AgentCapabilities.Meta)}
 	if res.AgentInfo != nil {
 		a.info.Name, a.info.Version = res.AgentInfo.Name, res.AgentInfo.Version
+	}
+	if authMethod != "" {
+		if _, err := a.conn.Authenticate(ictx, acp.AuthenticateRequest{MethodId: authMethod}); err != nil {
+			p.kill()
+			var offered []string
+			for _, m := range res.AuthMethods {
+				offered = append(offered, authMethodID(m))
+			}
+			return nil, fmt.Errorf("authenticate %q: %s (the agent offers %v)", authMethod, errText(err), offered)
+		}
 	}
 	return a, nil
 }
@@ -174,4 +184,14 @@ func (acpClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (a
 
 func (acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
 	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
+}
+
+// authMethodID is an auth method's id, whatever its variant.
+func authMethodID(m acp.AuthMethod) string {
+	b, _ := json.Marshal(m)
+	var v struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal(b, &v)
+	return v.ID
 }

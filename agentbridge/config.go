@@ -45,6 +45,7 @@ type AgentConfig struct {
 	TurnTimeout       string            `toml:"turn_timeout"`
 	IdleTimeout       string            `toml:"idle_timeout"`
 	MCPServers        []MCPServer       `toml:"mcp_servers"`
+	AuthMethod        string            `toml:"auth_method"`
 
 	answer                            Answer
 	permTimeout, turnTimeout, idleTTL time.Duration

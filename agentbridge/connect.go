@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ainb/hive/kinds"
@@ -24,7 +25,7 @@ func (r *runner) connectFirst(ctx context.Context) error {
 		return fmt.Errorf("the hub at %s refused AUTH for %s: %w (is the owner a member, and the attestation not revoked?)", r.to.URLs, r.keys.Npub(), err)
 	}
 	if err != nil {
-		return fmt.Errorf("hub %s: %w (is it running? check hub = in the config)", r.to.URLs, err)
+		return fmt.Errorf("hub %s unreachable: %w (is it running? check hub = in the config)", strings.Join(r.to.URLs, ", "), err)
 	}
 	r.setHub(h)
 	return nil

@@ -18,7 +18,8 @@ const (
 	callTimeout   = 2 * time.Minute  // session/new, session/load, set_mode, set_model
 	cancelGrace   = 10 * time.Second // after session/cancel, for the prompt to return
 	typingEvery   = 3 * time.Second
-	crashSettle   = 2 * time.Second // after a failed call, to tell a crash from an error
+	typingFirst   = 300 * time.Millisecond // turns shorter than this show no typing
+	crashSettle   = 2 * time.Second        // after a failed call, to tell a crash from an error
 	replyDeadline = 10 * time.Minute
 )
 
@@ -311,8 +312,14 @@ func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
 	r.postReply(ctx, batch, "⚠️ "+why)
 }
 
-// typing publishes typing indicators in the turn's channel until ctx ends.
+// typing publishes typing indicators in the turn's channel until ctx ends,
+// starting once the prompt is well under way (it is not on the prompt's path).
 func (r *runner) typing(ctx context.Context, t *turn) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(typingFirst):
+	}
 	tick := time.NewTicker(typingEvery)
 	defer tick.Stop()
 	for {

@@ -196,3 +196,47 @@ func TestAgentWatchLines(t *testing.T) {
 		}
 	}
 }
+
+// Startup errors name the fix and map to the CLI's exit codes.
+func TestBridgeStartupErrors(t *testing.T) {
+	e := newBridgeEnv(t)
+	run := func(wantCode int, wantText string) {
+		t.Helper()
+		cmd := exec.Command(binary(t), "bridge", "--config", e.configPath)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != wantCode || !strings.Contains(string(out), wantText) {
+			t.Fatalf("exit %d, want %d with %q:\n%s", code, wantCode, wantText, out)
+		}
+	}
+	agent := goTool(t, "acpagent")
+	e.config(t, []string{"no-such-acp-agent"})
+	run(1, `command "no-such-acp-agent" not found`)
+	e.config(t, []string{agent}, `processes = 40`)
+	run(1, "processes = 40: must be 1 to 32")
+	os.Rename(filepath.Join(e.dir, "agent.key"), filepath.Join(e.dir, "agent.key.bak"))
+	e.config(t, []string{agent})
+	run(1, "hive key new")
+	os.Rename(filepath.Join(e.dir, "agent.key.bak"), filepath.Join(e.dir, "agent.key"))
+	// an attestation for another key
+	other := newKey(t)
+	os.WriteFile(filepath.Join(e.dir, "agent.tag"), []byte(identity.TagJSON(attest(t, e.alice, other, time.Hour))), 0o600)
+	run(1, "does not verify for this agent")
+	// expired
+	now := time.Now().Unix()
+	tag, _ := identity.Attest(e.alice.sk, e.agent.pk, identity.Conditions{}.WithNotBefore(now-7200).WithExpiry(now-3600))
+	os.WriteFile(filepath.Join(e.dir, "agent.tag"), []byte(identity.TagJSON(tag)), 0o600)
+	run(1, "is not valid now")
+	// an owner who is not a member: the hub refuses AUTH
+	stranger := newKey(t)
+	os.WriteFile(filepath.Join(e.dir, "agent.tag"), []byte(identity.TagJSON(attest(t, stranger, e.agent, time.Hour))), 0o600)
+	run(3, "refused AUTH")
+	// the hub is down
+	os.WriteFile(filepath.Join(e.dir, "agent.tag"), []byte(identity.TagJSON(attest(t, e.alice, e.agent, time.Hour))), 0o600)
+	cfg, _ := os.ReadFile(e.configPath)
+	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), e.h.URL, "ws://"+freeAddr(t), 1)), 0o600)
+	run(2, "unreachable")
+}

@@ -60,7 +60,7 @@ type bridgeEnv struct {
 	ck         [32]byte // alice <-> agent
 }
 
-func newBridgeEnv(t *testing.T) *bridgeEnv {
+func newBridgeEnv(t testing.TB) *bridgeEnv {
 	t.Helper()
 	h, tm := startTeam(t)
 	e := &bridgeEnv{h: h, alice: tm.alice, bob: tm.bob, agent: tm.agent, a: tm.a, b: tm.b, dir: t.TempDir()}
@@ -75,7 +75,7 @@ func newBridgeEnv(t *testing.T) *bridgeEnv {
 }
 
 // channel creates a channel owned by alice with the agent and members in it.
-func (e *bridgeEnv) channel(t *testing.T, id, visibility string, members ...key) {
+func (e *bridgeEnv) channel(t testing.TB, id, visibility string, members ...key) {
 	t.Helper()
 	createChannel(t, e.a, e.alice, id, visibility)
 	for _, m := range append(members, e.agent) {
@@ -84,7 +84,7 @@ func (e *bridgeEnv) channel(t *testing.T, id, visibility string, members ...key)
 }
 
 // config writes the bridge config; agentLines are extra keys of [[agent]].
-func (e *bridgeEnv) config(t *testing.T, command []string, agentLines ...string) {
+func (e *bridgeEnv) config(t testing.TB, command []string, agentLines ...string) {
 	t.Helper()
 	cmd, _ := json.Marshal(command)
 	cfg := fmt.Sprintf("hub = %q\nstate_dir = \"state\"\n\n[[agent]]\nname = \"helper\"\nkey = \"agent.key\"\nattestation = \"agent.tag\"\ncommand = %s\ncwd = \".\"\n%s\n",
@@ -96,7 +96,7 @@ func (e *bridgeEnv) config(t *testing.T, command []string, agentLines ...string)
 }
 
 // scripted configures the scripted agent.
-func (e *bridgeEnv) scripted(t *testing.T, agentLines ...string) {
+func (e *bridgeEnv) scripted(t testing.TB, agentLines ...string) {
 	t.Helper()
 	lines := append([]string{fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_STEERING = \"1\" }", filepath.Join(e.dir, "sessions"))}, agentLines...)
 	e.config(t, []string{goTool(t, "acpagent")}, lines...)
@@ -106,7 +106,7 @@ func (e *bridgeEnv) scripted(t *testing.T, agentLines ...string) {
 type bridgeProc struct{ *logged }
 
 // start runs the bridge and waits until it follows the channel.
-func (e *bridgeEnv) start(t *testing.T) *bridgeProc {
+func (e *bridgeEnv) start(t testing.TB) *bridgeProc {
 	t.Helper()
 	cmd := exec.Command(binary(t), "bridge", "--config", e.configPath, "-v")
 	cmd.Dir = e.dir
@@ -138,14 +138,14 @@ func (b *bridgeProc) kill9() {
 }
 
 // mention posts a kind 9 in channel from k that p-tags the agent.
-func (e *bridgeEnv) mention(t *testing.T, r *raw, k key, channel, text string, extra ...nostr.Tag) *nostr.Event {
+func (e *bridgeEnv) mention(t testing.TB, r *raw, k key, channel, text string, extra ...nostr.Tag) *nostr.Event {
 	t.Helper()
 	tags := append([]nostr.Tag{{"h", channel}, {"p", e.agent.pk}}, extra...)
 	return r.must(k.sign(t, 9, text, tags...))
 }
 
 // replies returns the agent's messages in channel.
-func (e *bridgeEnv) replies(t *testing.T, channel string) []*nostr.Event {
+func (e *bridgeEnv) replies(t testing.TB, channel string) []*nostr.Event {
 	t.Helper()
 	id := fmt.Sprintf("r%d", time.Now().UnixNano())
 	evs, closed := e.a.req(id, nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {channel}}})
@@ -157,7 +157,7 @@ func (e *bridgeEnv) replies(t *testing.T, channel string) []*nostr.Event {
 }
 
 // waitReply waits until the agent has replied to mention id.
-func (e *bridgeEnv) waitReply(t *testing.T, channel, id string, within time.Duration, b *bridgeProc) *nostr.Event {
+func (e *bridgeEnv) waitReply(t testing.TB, channel, id string, within time.Duration, b *bridgeProc) *nostr.Event {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
@@ -175,7 +175,7 @@ func (e *bridgeEnv) waitReply(t *testing.T, channel, id string, within time.Dura
 }
 
 // repliesTo counts the agent's replies that name id as their reply target.
-func (e *bridgeEnv) repliesTo(t *testing.T, channel, id string) int {
+func (e *bridgeEnv) repliesTo(t testing.TB, channel, id string) int {
 	n := 0
 	for _, ev := range e.replies(t, channel) {
 		for _, tg := range ev.Tags {
@@ -189,14 +189,14 @@ func (e *bridgeEnv) repliesTo(t *testing.T, channel, id string) int {
 
 // frames subscribes as alice to the agent's observer frames and decrypts them.
 type frameWatch struct {
-	t      *testing.T
+	t      testing.TB
 	r      *raw
 	ck     [32]byte
 	frames chan agentbridge.Frame
 	err    error // why the subscription's connection ended
 }
 
-func (e *bridgeEnv) watchFrames(t *testing.T) *frameWatch {
+func (e *bridgeEnv) watchFrames(t testing.TB) *frameWatch {
 	t.Helper()
 	r := e.h.as(t, e.alice)
 	fw := &frameWatch{t: t, r: r, ck: e.ck, frames: make(chan agentbridge.Frame, 4096)}
@@ -254,7 +254,7 @@ func method(f agentbridge.Frame) string {
 }
 
 // control sends an owner control frame to the agent.
-func (e *bridgeEnv) control(t *testing.T, c agentbridge.Control) {
+func (e *bridgeEnv) control(t testing.TB, c agentbridge.Control) {
 	t.Helper()
 	ev, err := agentbridge.SealFrame(c, e.ck, e.agent.pk)
 	if err != nil {
