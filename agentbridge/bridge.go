@@ -25,7 +25,9 @@ type Options struct {
 }
 
 // kindsNeeded are the kinds the bridge publishes as the agent.
-var kindsNeeded = [...]int{kinds.Profile, kinds.Message, kinds.Presence, kinds.Typing, kinds.ObserverFrame}
+func kindsNeeded() []int {
+	return []int{kinds.Profile, kinds.Message, kinds.Presence, kinds.Typing, kinds.ObserverFrame}
+}
 
 // Bridge runs every configured agent.
 type Bridge struct {
@@ -103,9 +105,9 @@ func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, 
 	if err := att.Conditions.CheckTime(now); err != nil {
 		return keys, nil, nil, fmt.Errorf("attestation file %s is not valid now (%v): have the owner issue a new one with hive agent attest", a.Attestation, err)
 	}
-	for _, k := range kindsNeeded {
+	for _, k := range kindsNeeded() {
 		if err := att.Conditions.Check(k, now); err != nil {
-			return keys, nil, nil, fmt.Errorf("attestation file %s does not cover kind %d (%v): the bridge publishes kinds %v; attest without --kinds", a.Attestation, k, err, kindsNeeded)
+			return keys, nil, nil, fmt.Errorf("attestation file %s does not cover kind %d (%v): the bridge publishes kinds %v; attest without --kinds", a.Attestation, k, err, kindsNeeded())
 		}
 	}
 	return keys, tag, att, nil
