@@ -203,7 +203,7 @@ func (r *Relay) deliver(ev *nostr.Event) {
 			continue
 		}
 		if !s.claim(ev.ID) {
-			return
+			continue
 		}
 		if evJSON == nil {
 			evJSON = encodeEvent(ev)

@@ -3,6 +3,8 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,13 +19,18 @@ import (
 func TestNoDuplicateAcrossStoredAndLive(t *testing.T) {
 	h := startOpenHub(t, relay.Config{})
 	k := newKey(t)
-	for i := 0; i < 300; i++ {
+	busy := make([]atomic.Int64, 300) // events each busy subscriber got
+	for i := range busy {
 		s := dialRaw(t, h.URL)
 		s.send([]any{"REQ", "busy", nostr.Filter{Kinds: []int{1}, Limit: 1}})
 		go func() {
 			for {
-				if _, _, err := s.ws.ReadMessage(); err != nil {
+				_, b, err := s.ws.ReadMessage()
+				if err != nil {
 					return
+				}
+				if strings.HasPrefix(string(b), `["EVENT"`) {
+					busy[i].Add(1)
 				}
 			}
 		}()
@@ -81,5 +88,16 @@ func TestNoDuplicateAcrossStoredAndLive(t *testing.T) {
 	}
 	if dupes > 0 {
 		t.Fatalf("%d of %d events reached one subscription twice", dupes, total)
+	}
+	// Skipping a subscription that already had an event must not skip the
+	// subscriptions after it: every busy subscriber gets every event.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := range busy {
+		for busy[i].Load() < int64(total) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if n := busy[i].Load(); n != int64(total) {
+			t.Fatalf("busy subscriber %d got %d of %d events", i, n, total)
+		}
 	}
 }
