@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay/store"
@@ -41,28 +42,30 @@ func (c *Conn) needsAuth() bool {
 
 func (c *Conn) handleEvent(ev *nostr.Event) {
 	r := c.relay
+	start := time.Now()
+	r.metrics().EventIn(ev.Kind)
 	// Before AUTH an EVENT is refused unread: no hashing, no signature check.
 	if c.needsAuth() {
-		c.reply(okMsg(ev.ID, false, "auth-required: authenticate with NIP-42 before publishing"))
+		c.reply(c.okFor(ev, start, false, "auth-required: authenticate with NIP-42 before publishing"))
 		return
 	}
 	k := kinds.Classify(ev.Kind)
 	if k.Storage == kinds.NeverStored {
-		c.reply(okMsg(ev.ID, false, fmt.Sprintf("invalid: kind %d belongs in an AUTH message, not EVENT", ev.Kind)))
+		c.reply(c.okFor(ev, start, false, fmt.Sprintf("invalid: kind %d belongs in an AUTH message, not EVENT", ev.Kind)))
 		return
 	}
 	if msg := r.validate(ev); msg != "" {
-		c.reply(okMsg(ev.ID, false, msg))
+		c.reply(c.okFor(ev, start, false, msg))
 		return
 	}
 	for _, fn := range r.Hooks.RejectEvent {
 		if msg := fn(c.ctx, c, ev); msg != "" {
-			c.reply(okMsg(ev.ID, false, msg))
+			c.reply(c.okFor(ev, start, false, msg))
 			return
 		}
 	}
 	if k.Storage == kinds.Ephemeral {
-		c.reply(okMsg(ev.ID, true, ""))
+		c.reply(c.okFor(ev, start, true, ""))
 		r.Broadcast(ev)
 		for _, fn := range r.Hooks.Relayed {
 			fn(ev)
@@ -80,10 +83,10 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 		<-c.inflight
 		switch {
 		case errors.Is(err, store.ErrDuplicate):
-			c.send(okMsg(ev.ID, true, "duplicate: already have this event"))
+			c.send(c.okFor(ev, start, true, "duplicate: already have this event"))
 			return
 		case err != nil:
-			c.send(okMsg(ev.ID, false, prefixed(err)))
+			c.send(c.okFor(ev, start, false, prefixed(err)))
 			return
 		}
 		for _, fn := range r.Hooks.Committed {
@@ -95,11 +98,11 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 		for _, d := range derived {
 			r.Broadcast(d)
 		}
-		c.send(okMsg(ev.ID, true, ""))
+		c.send(c.okFor(ev, start, true, ""))
 	})
 	if err != nil {
 		<-c.inflight
-		c.reply(okMsg(ev.ID, false, prefixed(err)))
+		c.reply(c.okFor(ev, start, false, prefixed(err)))
 	}
 }
 
@@ -241,6 +244,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 				break
 			}
 			if r.canRead(c, ev) && sub.claim(ev.ID) {
+				r.metrics().EventOut(st.Event.Kind)
 				c.reply(eventMsg(sub.prefix, st.Raw))
 			}
 		}

@@ -129,6 +129,8 @@ type Relay struct {
 	store Log
 	log   *slog.Logger
 	Hooks Hooks
+	// Metrics, if set before serving, receives the relay's counts.
+	Metrics Metrics
 
 	upgrader websocket.Upgrader
 	subs     *subIndex
@@ -232,6 +234,9 @@ func (r *Relay) Kick(reason string, match func(c *Conn) bool) int {
 	r.mu.Unlock()
 	for _, c := range victims {
 		c.shutdown(reason)
+	}
+	if len(victims) > 0 {
+		r.metrics().Kicked(reason, len(victims))
 	}
 	return len(victims)
 }

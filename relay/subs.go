@@ -208,6 +208,7 @@ func (r *Relay) deliver(ev *nostr.Event) {
 		if evJSON == nil {
 			evJSON = encodeEvent(ev)
 		}
+		r.metrics().EventOut(ev.Kind)
 		s.conn.send(eventMsg(s.prefix, evJSON))
 	}
 }

@@ -268,6 +268,7 @@ func (c *Conn) dropSlow(queued int) {
 		c.mu.Unlock()
 	}
 	c.relay.log.Warn("dropping slow consumer", "remote", c.remote, "queued_bytes", queued)
+	c.relay.metrics().SlowConsumer()
 	c.shutdown("rate-limited: you are not reading fast enough")
 }
 

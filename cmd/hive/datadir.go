@@ -21,3 +21,4 @@ func (d dataDir) hubKey() string          { return d.path("hub.key") }
 func (d dataDir) adminKey() string        { return d.path("admin.key") }
 func (d dataDir) tlsCert() string         { return d.path(tlspin.CertFile) }
 func (d dataDir) tlsKey() string          { return d.path(tlspin.KeyFile) }
+func (d dataDir) serveState() string      { return d.path("serve.json") }

@@ -18,7 +18,7 @@ func main() {
 	addGlobalFlags(root)
 	usageErrors(root)
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
-		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newWaitCmd(),
+		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newWaitCmd(), newStatusCmd(),
 		newBridgeCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
 	if err := root.Execute(); err != nil {
 		// a flag error stops parsing before --json is read: look for it

@@ -36,6 +36,8 @@ type serveFlags struct {
 	tlsKey     string
 	plaintext  bool   // --insecure-plaintext
 	store      string // --store: "" (SQLite in data) or a postgres:// URL
+	metrics    string
+	logFormat  string
 }
 
 func newServeCmd() *cobra.Command {
@@ -59,6 +61,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.tls, "tls", "", `"self-signed": serve wss with an ECDSA certificate kept in the data dir; clients pin it`)
 	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", "", "serve wss with this PEM certificate (with --tls-key)")
 	cmd.Flags().StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	cmd.Flags().StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics on this address (e.g. 127.0.0.1:9447)")
+	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
 	cmd.Flags().StringVar(&f.store, "store", "", "event log: a postgres:// URL to share one PostgreSQL log between several hive instances (default: SQLite in --data)")
 	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
@@ -103,7 +107,10 @@ func serve(ctx context.Context, f serveFlags) error {
 	if f.verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log, err := newLogger(os.Stderr, f.logFormat, level)
+	if err != nil {
+		return err
+	}
 	openStore, err := storeOpener(f.store)
 	if err != nil {
 		return err
@@ -132,13 +139,14 @@ func serve(ctx context.Context, f serveFlags) error {
 			return exitWith(exitUsage, fmt.Errorf("--public-url %q: want a ws:// or wss:// URL", u))
 		}
 	}
+	m := newHubMetrics()
 	h, err := hub.Open(hub.Config{
 		DBPath:    filepath.Join(f.data, "hive.db"),
 		OpenStore: openStore,
 		Admin:     admin,
 		Keys:      hubKey,
 		Relay:     relayConfig(f.limits, urls),
-		Store:     store.Options{CommitWindow: commitWindow(f.window)},
+		Store:     store.Options{CommitWindow: commitWindow(f.window), OnCommit: m.commitHook},
 		Log:       log,
 	})
 	if err != nil {
@@ -146,6 +154,8 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	defer h.Close()
 	rl := h.Relay
+	rl.Metrics = m
+	m.watch(rl)
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -168,7 +178,19 @@ func serve(ctx context.Context, f serveFlags) error {
 	if pin != "" {
 		fmt.Fprintf(os.Stdout, "hive: TLS pin %s (clients: hive profile add NAME --hub %s --pin %s ...)\n", pin, urls[0], pin)
 	}
-	log.Info("hive hub serving", "addr", ln.Addr().String(), "public", urls, "admin", admin, "data", f.data, "pin", pin)
+	state := serveState{PID: os.Getpid(), StartedAt: time.Now().Unix(), Addr: ln.Addr().String(), PublicURLs: urls, Pin: pin}
+	if f.metrics != "" {
+		stopMetrics, addr, err := m.listen(f.metrics, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+		state.Metrics = addr
+	}
+	if err := state.write(dataDir(f.data)); err != nil {
+		log.Warn("could not write the serve state file", "err", err)
+	}
+	log.Info("hive hub serving", "addr", ln.Addr().String(), "public", urls, "admin", admin, "data", f.data, "pin", pin, "metrics", state.Metrics)
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

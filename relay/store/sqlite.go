@@ -55,6 +55,9 @@ type Options struct {
 	// SweepEvery is how often the store deletes expired events (default 1
 	// min; negative: never, SweepExpired only).
 	SweepEvery time.Duration
+	// OnCommit, if set, hears of each committed write transaction: how many
+	// writes it held and how long its commit (the fsync) took. Keep it short.
+	OnCommit func(writes int, commit time.Duration)
 }
 
 func (o *Options) defaults() {
@@ -459,12 +462,16 @@ func (s *SQLite) commitBatch(batch []*write) bool {
 		w.err, w.derived = fmt.Errorf("error: %w", w.err), nil
 		return true
 	}
+	start := time.Now()
 	if err := tx.Commit(); err != nil {
 		for _, w := range batch {
 			w.err, w.derived = fmt.Errorf("error: commit failed: %w", err), nil
 		}
 		s.rolledBack()
 		return true
+	}
+	if s.opts.OnCommit != nil {
+		s.opts.OnCommit(len(batch), time.Since(start))
 	}
 	s.committed(batch)
 	return true
