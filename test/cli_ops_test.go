@@ -60,7 +60,7 @@ func TestMetricsStatusAndJSONLogs(t *testing.T) {
 		c.ok("send", "ops", fmt.Sprintf("m%d", i))
 	}
 	c.run("send", "ops", "x", "--reply-to", strings.Repeat("0", 64)) // not found: no EVENT sent
-	c.run("channel", "create", "again", "--id", "ops")                // refused: duplicate
+	c.run("channel", "create", "again", "--id", "ops")               // refused: duplicate
 	c.ok("read", "ops")
 
 	resp, err := http.Get("http://" + metrics + "/metrics")
