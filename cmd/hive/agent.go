@@ -93,55 +93,36 @@ func runAttest(cmd *cobra.Command, f attestFlags) error {
 	if f.agent == "" {
 		return usageErrorf("--agent is required: the agent's npub or hex public key")
 	}
-	if f.expires != "" && f.noExpiry {
-		return usageErrorf("--expires and --no-expiry conflict: give one of them")
-	}
-	if f.expires == "" && !f.noExpiry {
-		return usageErrorf("refusing to issue an attestation without expiry: pass --expires DURATION (e.g. --expires 30d), or --no-expiry to issue one valid until revoked")
-	}
 	agent, err := identity.ParsePublicKey(f.agent)
 	if err != nil {
 		return usageErrorf("--agent: %v", err)
 	}
-	now := f.now
-	if now == 0 {
-		now = time.Now().Unix()
+	spec := identity.AttestSpec{Now: f.now, NoExpiry: f.noExpiry}
+	if spec.Now == 0 {
+		spec.Now = time.Now().Unix()
 	}
-	var conds identity.Conditions
-
-	kinds, err := parseKinds(f.kinds)
-	if err != nil {
+	if spec.Kinds, err = parseKinds(f.kinds); err != nil {
 		return err
-	}
-	for _, k := range kinds {
-		conds = conds.WithKind(k)
 	}
 	switch nb := strings.TrimSpace(f.notBefore); nb {
 	case "none", "":
 	case "now":
-		conds = conds.WithNotBefore(now - 1)
+		spec.NotBefore = &spec.Now
 	default:
 		t, err := parseTime(nb)
 		if err != nil {
 			return usageErrorf("--not-before: %v", err)
 		}
-		if t < 1 {
-			return usageErrorf("--not-before %s allows every event; use --not-before none", nb)
-		}
-		conds = conds.WithNotBefore(t - 1)
+		spec.NotBefore = &t
 	}
 	if f.expires != "" {
-		d, err := parseDuration(f.expires)
-		if err != nil {
+		if spec.ValidFor, err = parseDuration(f.expires); err != nil {
 			return usageErrorf("--expires: %v", err)
 		}
-		conds = conds.WithExpiry(now + int64(d/time.Second))
 	}
-	if err := conds.Validate(); err != nil {
-		return usageErrorf("%v", err)
-	}
-	if !conds.Satisfiable() {
-		return usageErrorf("conditions %q can never hold: the expiry must come after --not-before", conds.String())
+	conds, err := spec.Conditions()
+	if err != nil {
+		return withHint(exitWith(exitUsage, err), "e.g. hive agent attest --agent NPUB --expires 30d")
 	}
 
 	owner, err := loadKeyFile(cmd, f.key)

@@ -54,7 +54,10 @@ func newImportCmd() *cobra.Command {
 			if err == nil {
 				err = analyze(cmd.Context(), h.Store)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "stored %d, duplicate %d, rejected %d\n", res.stored, res.dup, res.rejected)
+			if perr := outputLine(cmd, map[string]int64{"stored": res.stored, "duplicate": res.dup, "rejected": res.rejected},
+				"stored %d, duplicate %d, rejected %d", res.stored, res.dup, res.rejected); perr != nil {
+				return perr
+			}
 			return err
 		},
 	}

@@ -9,6 +9,17 @@ import (
 )
 
 func main() {
+	root := newRootCmd()
+	if err := root.Execute(); err != nil {
+		// a flag error stops parsing before --json is read: look for it
+		asJSON, _ := root.PersistentFlags().GetBool("json")
+		asJSON = asJSON || slices.Contains(os.Args[1:], "--json") || slices.Contains(os.Args[1:], "--json=true")
+		os.Exit(report(os.Stderr, asJSON, err))
+	}
+}
+
+// newRootCmd is the command tree.
+func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "hive",
 		Short:         "hive: a signed-event hub for agents-in-a-box",
@@ -20,10 +31,6 @@ func main() {
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
 		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newWaitCmd(), newStatusCmd(),
 		newBridgeCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
-	if err := root.Execute(); err != nil {
-		// a flag error stops parsing before --json is read: look for it
-		asJSON, _ := root.PersistentFlags().GetBool("json")
-		asJSON = asJSON || slices.Contains(os.Args[1:], "--json") || slices.Contains(os.Args[1:], "--json=true")
-		os.Exit(report(os.Stderr, asJSON, err))
-	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	return root
 }
