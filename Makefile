@@ -5,6 +5,7 @@ GO      ?= go
 BIN     := bin/hive
 DATA    ?= .hive
 ADDR    ?= 127.0.0.1:7447
+RUNFLAGS ?=
 
 .PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick fuzz soak clean
 
@@ -12,7 +13,7 @@ build:
 	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/hive
 
 run: build
-	./$(BIN) serve --data $(DATA) --addr $(ADDR)
+	./$(BIN) serve --data $(DATA) --addr $(ADDR) $(RUNFLAGS)
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
