@@ -116,7 +116,7 @@ func newProfileAddCmd() *cobra.Command {
 				if v.Current {
 					fmt.Fprintf(w, "it is the current profile\n")
 				}
-				_, err := fmt.Fprintf(w, "a hub admin admits this key with: hive member add %s\n", v.Npub)
+				_, err := fmt.Fprintf(w, "if it is not a member yet, a hub admin admits it with: hive member add %s\n", v.Npub)
 				return err
 			})
 		},
