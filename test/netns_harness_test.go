@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -33,9 +36,11 @@ func newNetLab(t *testing.T) *netLab {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("network namespaces need the ip command (iproute2)")
 	}
-	b := make([]byte, 3)
+	sweepStaleLabs()
+	b := make([]byte, 2)
 	rand.Read(b)
-	lab := &netLab{t: t, prefix: "hv" + hex.EncodeToString(b), octet: 100 + int(b[0])%100}
+	// the name holds the test process's pid, so a lab left by a killed run can be swept
+	lab := &netLab{t: t, prefix: fmt.Sprintf("hv%dx%s", os.Getpid(), hex.EncodeToString(b)), octet: 100 + int(b[0])%100}
 	probe := lab.prefix + "p"
 	if out, err := exec.Command("ip", "netns", "add", probe).CombinedOutput(); err != nil {
 		t.Skipf("network namespaces unavailable here: ip netns add: %v %s", err, out)
@@ -105,13 +110,47 @@ func (l *netLab) cmd(ns string, env []string, name string, args ...string) *exec
 
 func (l *netLab) teardown() {
 	for _, ns := range l.spaces {
-		// killing what still runs inside, then the namespace (its veths go with it)
-		if out, err := exec.Command("ip", "netns", "pids", ns).Output(); err == nil {
-			for _, pid := range strings.Fields(string(out)) {
-				exec.Command("kill", "-9", pid).Run()
-			}
+		if err := removeSpace(ns); err != nil {
+			l.t.Errorf("teardown of %s: %v", ns, err)
 		}
-		exec.Command("ip", "netns", "del", ns).Run()
+	}
+}
+
+// removeSpace kills what still runs inside ns, then deletes it (its veths go with it).
+func removeSpace(ns string) error {
+	if out, err := exec.Command("ip", "netns", "pids", ns).Output(); err == nil {
+		for _, pid := range strings.Fields(string(out)) {
+			exec.Command("kill", "-9", pid).Run()
+		}
+	}
+	if out, err := exec.Command("ip", "netns", "del", ns).CombinedOutput(); err != nil {
+		return fmt.Errorf("ip netns del: %v %s", err, out)
+	}
+	return nil
+}
+
+var staleLab = regexp.MustCompile(`^hv([0-9]+)x[0-9a-f]+`)
+
+// sweepStaleLabs removes the namespaces of test runs whose process is gone
+// (a run killed before its cleanup).
+func sweepStaleLabs() {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		m := staleLab.FindStringSubmatch(f[0])
+		if m == nil {
+			continue
+		}
+		pid, _ := strconv.Atoi(m[1])
+		if pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			removeSpace(f[0])
+		}
 	}
 }
 

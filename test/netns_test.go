@@ -15,21 +15,23 @@ import (
 // hive send over wss (self-signed, pinned); B follows with hive tail --follow
 // --json. B's link is cut for 5 s midway, and later the hub is killed with
 // SIGKILL and restarted. B must end with every message exactly once, in
-// order, and every send A saw succeed must be stored.
+// order, and every send A saw succeed must be stored. Then alice's agent,
+// run by hive bridge in a fourth namespace, answers her mention.
 func TestMultiMachineNetns(t *testing.T) {
 	lab := newNetLab(t)
-	hubNS, aNS, bNS := lab.space("hub"), lab.space("a"), lab.space("b")
+	hubNS, aNS, bNS, brNS := lab.space("hub"), lab.space("a"), lab.space("b"), lab.space("br")
 	hubA, _, _ := lab.link(hubNS, aNS, 1)
 	hubB, _, bDev := lab.link(hubNS, bNS, 2)
-	for _, ns := range []string{hubNS, aNS, bNS} {
+	hubBr, _, _ := lab.link(hubNS, brNS, 3)
+	for _, ns := range []string{hubNS, aNS, bNS, brNS} {
 		lab.noRouteOut(ns)
 	}
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "hub")
-	urlA, urlB := "wss://"+hubA+":7447", "wss://"+hubB+":7447"
+	urlA, urlB, urlBr := "wss://"+hubA+":7447", "wss://"+hubB+":7447", "wss://"+hubBr+":7447"
 	serveArgs := []string{"serve", "--data", data, "--addr", "0.0.0.0:7447", "--tls", "self-signed",
-		"--public-url", urlA, "--public-url", urlB, "--public-url", "wss://127.0.0.1:7447"}
+		"--public-url", urlA, "--public-url", urlB, "--public-url", urlBr, "--public-url", "wss://127.0.0.1:7447"}
 	hub := startNSProc(t, lab.cmd(hubNS, nil, bin, serveArgs...), "hive hub serving")
 	pin := pinRe.FindString(hub.logs())
 
@@ -62,6 +64,15 @@ func TestMultiMachineNetns(t *testing.T) {
 	must(hubCLI, hubNS, "member", "add", bob.Npub)
 	must(a, aNS, "channel", "create", "load")
 	must(b, bNS, "channel", "join", "load")
+	// alice's agent: its own key, her attestation, a member of the channel
+	agentKey, tagFile, cfg := filepath.Join(dir, "agent.key"), filepath.Join(dir, "agent.tag"), filepath.Join(dir, "bridge.toml")
+	var agent struct{ Npub string }
+	json.Unmarshal([]byte(must(a, aNS, "key", "new", "--out", agentKey, "--json")), &agent)
+	os.WriteFile(tagFile, []byte(must(a, aNS, "agent", "attest", "--agent", agent.Npub, "--expires", "1h")), 0o600)
+	must(a, aNS, "channel", "add", "load", agent.Npub)
+	os.WriteFile(cfg, []byte(fmt.Sprintf("hub = %q\npin = %q\nstate_dir = %q\n\n[[agent]]\nname = \"helper\"\nkey = %q\nattestation = %q\ncommand = [%q]\ncwd = %q\nenv = { ACPAGENT_DIR = %q }\n",
+		urlBr, pin, filepath.Join(dir, "bridge-state"), agentKey, tagFile, goTool(t, "acpagent"), dir, filepath.Join(dir, "sessions"))), 0o600)
+	bridge := startNSProc(t, lab.cmd(brNS, nil, bin, "bridge", "--config", cfg), "member of channel")
 	// A cannot reach B: the namespaces share no link
 	if _, _, code := run(a, aNS, "member", "list", "--hub", urlB, "--timeout", "2s"); code != 2 {
 		t.Fatalf("A reached the hub through B's link: exit %d", code)
@@ -194,6 +205,12 @@ func TestMultiMachineNetns(t *testing.T) {
 			}
 		}
 		return -1
+	}
+	// the bridge came back after the hub restart too: alice asks her agent
+	m := rows(t, must(a, aNS, "send", "load", "helper, are you there?", "--mention", agent.Npub, "--json"))[0]
+	o, e, code := run(a, aNS, "wait", "--reply-to", m.ID, "--from", agent.Npub, "--timeout", "60s", "--json")
+	if code != 0 || !strings.Contains(rows(t, o)[0].Text, "are you there") {
+		t.Fatalf("no answer from the agent: exit %d %s%s\nbridge log:\n%s", code, o, e, bridge.logs())
 	}
 	// after the restart B must reconnect: until it holds the first message
 	// acknowledged after the restart
