@@ -17,7 +17,7 @@ import (
 // Global flags: every command takes them; each has an environment override.
 func addGlobalFlags(root *cobra.Command) {
 	pf := root.PersistentFlags()
-	pf.String("profile", "", "profile to use (env HIVE_PROFILE; default: the current one, see `hive profile use`)")
+	pf.String("profile", "", "profile to use (env HIVE_PROFILE; default: the current one, see hive profile use)")
 	pf.String("hub", "", "hub URL, ws:// or wss:// (env HIVE_HUB; default: the profile's)")
 	pf.String("key", "", "key file (env HIVE_KEY; default: the profile's)")
 	pf.String("pin", "", "TLS pin sha256/<base64> of the hub (env HIVE_PIN; default: the profile's)")
