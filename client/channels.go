@@ -198,13 +198,17 @@ func (c *Client) Unread(ctx context.Context, channels []string) (map[string]int,
 		if err != nil {
 			return nil, err
 		}
-		n := 0
+		var others []nostr.Event
 		for _, e := range evs {
 			if e.PubKey != c.keys.PublicHex {
-				n++
+				others = append(others, e)
 			}
 		}
-		out[ch] = n
+		rows, err := c.applyOverlays(ctx, others) // deleted rows are not unread
+		if err != nil {
+			return nil, err
+		}
+		out[ch] = len(rows)
 	}
 	return out, nil
 }

@@ -38,13 +38,15 @@ func RowOf(e nostr.Event) Row {
 // History returns up to limit rows of channel, oldest first, older than the
 // row before (an id; "" for the newest), with the overlays fetched by #e over
 // the loaded rows: edits shown, deleted rows left out, reactions counted.
-func (c *Client) History(ctx context.Context, channel string, limit int, before string) ([]Row, error) {
+// newest is the created_at of the newest row loaded, deleted or not (what a
+// reader has seen, for read-state).
+func (c *Client) History(ctx context.Context, channel string, limit int, before string) (rows []Row, newest nostr.Timestamp, err error) {
 	f := nostr.Filter{Kinds: ContentKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit}
 	var cut *nostr.Event
 	if before != "" {
 		b, err := c.Event(ctx, before)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		cut = &b
 		until := b.CreatedAt
@@ -53,7 +55,7 @@ func (c *Client) History(ctx context.Context, channel string, limit int, before 
 	}
 	evs, err := c.Query(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if cut != nil {
 		evs = slices.DeleteFunc(evs, func(e nostr.Event) bool {
@@ -63,7 +65,11 @@ func (c *Client) History(ctx context.Context, channel string, limit int, before 
 			evs = evs[len(evs)-limit:]
 		}
 	}
-	return c.applyOverlays(ctx, evs)
+	for _, e := range evs {
+		newest = max(newest, e.CreatedAt)
+	}
+	rows, err = c.applyOverlays(ctx, evs)
+	return rows, newest, err
 }
 
 // applyOverlays fetches the overlays of evs by #e and applies them.

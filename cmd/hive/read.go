@@ -68,16 +68,14 @@ func newReadCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				rows, err := s.History(ctx, ch.ID, limit, before)
+				rows, newest, err := s.History(ctx, ch.ID, limit, before)
 				if err != nil {
 					return err
 				}
-				var newest nostr.Timestamp
 				for _, r := range rows {
 					if err := printRow(cmd, r); err != nil {
 						return err
 					}
-					newest = max(newest, r.CreatedAt)
 				}
 				if noMark || before != "" || newest == 0 {
 					return nil
@@ -110,7 +108,7 @@ func newTailCmd() *cobra.Command {
 					if err != nil {
 						return err
 					}
-					rows, err := s.History(ctx, ch.ID, max(limit, 1), "")
+					rows, _, err := s.History(ctx, ch.ID, max(limit, 1), "")
 					if err != nil {
 						return err
 					}
