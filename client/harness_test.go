@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
-	"github.com/ainb/hive/relay/hub"
 )
 
 // testHub is the real closed hub (hub.Open, as hive serve runs it) on

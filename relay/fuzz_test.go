@@ -16,7 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/tidwall/gjson"
 )
@@ -224,7 +225,7 @@ func FuzzFilterMatching(f *testing.F) {
 		f.Add(s.filter, s.kind, s.at, s.n1, s.v1, s.n2, s.v2, s.insert)
 	}
 
-	st, err := store.Open(filepath.Join(f.TempDir(), "hive.db"), store.Options{Now: func() time.Time { return fuzzNow }})
+	st, err := sqlite.Open(filepath.Join(f.TempDir(), "hive.db"), store.Options{Now: func() time.Time { return fuzzNow }})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -372,7 +373,7 @@ func FuzzValidateEvent(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	st, err := store.Open(filepath.Join(f.TempDir(), "hive.db"), store.Options{})
+	st, err := sqlite.Open(filepath.Join(f.TempDir(), "hive.db"), store.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/kinds"
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 

@@ -3,7 +3,7 @@ package relay
 import (
 	"context"
 
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 

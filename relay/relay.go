@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
 	"github.com/gorilla/websocket"
 	"github.com/nbd-wtf/go-nostr"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
-	"github.com/ainb/hive/relay/hub"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )

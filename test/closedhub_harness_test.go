@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
-	"github.com/ainb/hive/relay/hub"
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 

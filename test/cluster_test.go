@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ainb/hive/identity"
-	"github.com/ainb/hive/relay/store"
-	"github.com/ainb/hive/relay/store/postgres"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/postgres"
 	"github.com/nbd-wtf/go-nostr"
 )
 

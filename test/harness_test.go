@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/ainb/hive/relay"
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 	"github.com/gorilla/websocket"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -43,7 +44,7 @@ func (k key) sign(t testing.TB, kind int, content string, tags ...nostr.Tag) *no
 type testHub struct {
 	URL   string
 	Relay *relay.Relay
-	Store *store.SQLite
+	Store *sqlite.Store
 	Path  string
 }
 
@@ -51,7 +52,7 @@ type testHub struct {
 func startOpenHub(t testing.TB, cfg relay.Config) *testHub {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "hive.db")
-	st, err := store.Open(path, store.Options{})
+	st, err := sqlite.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/ainb/hive/internal/pgtest"
-	"github.com/ainb/hive/relay/store"
-	"github.com/ainb/hive/relay/store/postgres"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/postgres"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for raw looks at a hub's tables
 )
 

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/ainb/hive/relay/hub"
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/hub"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )

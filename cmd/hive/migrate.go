@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/kinds"
-	"github.com/ainb/hive/relay/hub"
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )

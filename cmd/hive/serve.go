@@ -14,11 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/pairing/endpoint"
 	"github.com/ainb/hive/relay"
-	"github.com/ainb/hive/relay/hub"
-	"github.com/ainb/hive/relay/store"
+	"github.com/ainb/hive/store"
 	"github.com/spf13/cobra"
 )
 

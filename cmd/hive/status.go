@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client/tlspin"
-	"github.com/ainb/hive/relay/hub"
+	"github.com/ainb/hive/hub"
 	"github.com/spf13/cobra"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ainb/hive/relay/hub"
-	"github.com/ainb/hive/relay/store"
-	"github.com/ainb/hive/relay/store/postgres"
+	"github.com/ainb/hive/hub"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/postgres"
 )
 
 // storeOpener maps --store to the log the hub opens: "" is the SQLite log

@@ -1,0 +1,146 @@
+// Package hub makes the relay a closed team hub: NIP-42 admission of members
+// and of agents their owners attest (NIP-OA), channels with roles, read
+// gating on stored and live reads, and hub state kept as projections of the
+// event log, updated in the transaction that stores each event.
+package hub
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Config wires a hub.
+type Config struct {
+	DBPath string // the SQLite log, unless OpenStore is set
+	// OpenStore opens another log (PostgreSQL) with the hub's options.
+	OpenStore store.Opener
+	Admin     string        // hex pubkey of the configured admin, the first member
+	Keys      identity.Keys // the hub's own key, signs 39000-39002 and 40099
+	Relay     relay.Config
+	Store     store.Options
+	Log       *slog.Logger
+	Now       func() time.Time
+}
+
+// Hub is a running closed hub.
+type Hub struct {
+	admin string
+	keys  identity.Keys
+	log   *slog.Logger
+	now   func() time.Time
+
+	Store store.Log
+	Relay *relay.Relay
+
+	mu   sync.RWMutex
+	view *view
+
+	targets *channelCache
+	scopes  scopeCache
+	proj    *projector
+	kicks   *kicker
+	cluster *cluster             // following a log other instances share, if it is
+	gated   map[kinds.Gate][]int // stored kind numbers by read gate, from the kinds table
+}
+
+// Open opens the log, rebuilds the projections from it, and builds the relay.
+func Open(cfg Config) (*Hub, error) {
+	if !nostr.IsValid32ByteHex(cfg.Admin) {
+		return nil, fmt.Errorf("hub admin must be a 64-character hex pubkey")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
+	h.proj = newProjector(h)
+	h.gated = map[kinds.Gate][]int{}
+	for _, k := range kinds.All() {
+		if k.Storage != kinds.Ephemeral && k.Storage != kinds.NeverStored { // no rows to narrow
+			h.gated[k.Gate] = append(h.gated[k.Gate], k.Num)
+		}
+	}
+	cfg.Store.Projector = h.proj
+	if cfg.OpenStore == nil {
+		cfg.OpenStore = func(o store.Options) (store.Log, error) { return sqlite.Open(cfg.DBPath, o) }
+	}
+	st, err := cfg.OpenStore(cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	h.Store = st
+	// On a shared log, what other instances commit from here on reaches this
+	// one: the state it is about to load, and everything after.
+	follow, err := followFrom(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	n, bad, err := h.Rebuild(context.Background())
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("rebuilding hub state from the log: %w", err)
+	}
+	if bad > 0 {
+		h.log.Warn("events in the log no longer pass the hub's rules; they are kept but do not count", "count", bad)
+	}
+	h.log.Info("hub state rebuilt from the log", "state_events", n)
+	if err := h.reload(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	rc := cfg.Relay
+	rc.RequireAuth = true
+	rc.PubKey = cfg.Admin
+	h.Relay = relay.New(rc, st, cfg.Log)
+	h.Relay.Hooks.Admit = append(h.Relay.Hooks.Admit, h.admit)
+	h.Relay.Hooks.RejectEvent = append(h.Relay.Hooks.RejectEvent, h.rejectEvent)
+	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
+	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
+	h.Relay.Hooks.ReadScope = h.readScope
+	h.kicks = startKicker(h.Relay, h.log)
+	h.cluster = startCluster(h, follow)
+	return h, nil
+}
+
+// Close stops the relay, then commits pending writes and closes the log.
+func (h *Hub) Close() {
+	h.cluster.stop()
+	h.Relay.Close()
+	h.Store.Close()
+	h.kicks.stop()
+}
+
+// Admin is the configured admin's pubkey.
+func (h *Hub) Admin() string { return h.admin }
+
+func (h *Hub) reload() error {
+	v, err := loadView(h.Store.Reader(), h.admin)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.view = v
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *Hub) snapshotView() *view {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.view
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,0 +1,192 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// canRead is the per-event read gate, applied to every stored result and to
+// every live delivery.
+func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
+	reader := c.PubKey()
+	if reader == "" {
+		return false
+	}
+	switch kinds.Classify(ev.Kind).Gate {
+	case kinds.AuthorOnly:
+		return ev.PubKey == reader
+	case kinds.RecipientOnly:
+		return ev.PubKey == reader || ev.Tags.ContainsAny("p", []string{reader})
+	}
+	ch := h.channelOf(ev)
+	return ch == "" || h.snapshotView().canRead(ch, reader)
+}
+
+// channelOf is the channel an event belongs to, by the rule the store
+// records at write time (store.ChannelOf).
+func (h *Hub) channelOf(ev *nostr.Event) string {
+	return store.ChannelOf(ev, h.storedChannel)
+}
+
+// storedChannel is the channel recorded for a stored event (cached: an
+// event's channel never changes). Unknown ids are not cached: they may arrive
+// later.
+func (h *Hub) storedChannel(id string) (string, bool) {
+	if ch, ok := h.targets.get(id); ok {
+		return ch, true
+	}
+	ch, stored := store.StoredChannel(h.Store.Reader(), id)
+	if stored {
+		h.targets.put(id, ch)
+	}
+	return ch, stored
+}
+
+// readScope narrows c's stored reads to what canRead allows: the channels
+// the reader may not read are hidden, author-only and recipient-only kinds
+// are limited to the reader's own. Scopes are kept per view (a view never
+// changes once published), so a REQ does not walk every channel.
+func (h *Hub) readScope(c *relay.Conn) *store.Scope {
+	reader := c.PubKey()
+	v := h.snapshotView()
+	if sc := h.scopes.get(v, reader); sc != nil {
+		return sc
+	}
+	sc := &store.Scope{Reader: reader, AuthorOnly: h.gated[kinds.AuthorOnly], RecipientOnly: h.gated[kinds.RecipientOnly]}
+	for id := range v.channels {
+		if !v.canRead(id, reader) {
+			sc.Hidden = append(sc.Hidden, id)
+		}
+	}
+	slices.Sort(sc.Hidden)
+	h.scopes.put(v, reader, sc)
+	return sc
+}
+
+// scopeCache holds the read scopes computed for one view, by reader.
+type scopeCache struct {
+	mu sync.Mutex
+	v  *view
+	m  map[string]*store.Scope
+}
+
+func (c *scopeCache) get(v *view, reader string) *store.Scope {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v != v {
+		return nil
+	}
+	return c.m[reader]
+}
+
+func (c *scopeCache) put(v *view, reader string, sc *store.Scope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v != v {
+		c.v, c.m = v, map[string]*store.Scope{}
+	}
+	if len(c.m) < 4096 {
+		c.m[reader] = sc
+	}
+}
+
+// rejectFilter refuses a REQ or COUNT whose filter targets something the
+// reader may not read; any other filter is answered, narrowed to what the
+// reader may read by readScope (spec/auth.md, "Reading").
+func (h *Hub) rejectFilter(ctx context.Context, c *relay.Conn, f nostr.Filter) string {
+	reader := c.PubKey()
+	v := h.snapshotView()
+	for _, ch := range f.Tags["h"] {
+		if !v.canRead(ch, reader) {
+			return "restricted: #h names channel " + ch + ", which you are not a member of"
+		}
+	}
+	if len(f.Tags["d"]) > 0 && onlyKinds(f.Kinds, kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers) {
+		for _, ch := range f.Tags["d"] {
+			if !v.canRead(ch, reader) {
+				return "restricted: #d names channel " + ch + ", which you are not a member of"
+			}
+		}
+	}
+	for _, k := range f.Kinds {
+		switch kinds.Classify(k).Gate {
+		case kinds.AuthorOnly:
+			if slices.ContainsFunc(f.Authors, func(pk string) bool { return pk != reader }) {
+				return fmt.Sprintf("restricted: kind %d is readable by its author only; ask for authors:[your pubkey]", k)
+			}
+		case kinds.RecipientOnly:
+			authors, ps := f.Authors, f.Tags["p"]
+			excluded := (authors != nil && !slices.Contains(authors, reader)) || (ps != nil && !slices.Contains(ps, reader))
+			if excluded && !slices.Contains(authors, reader) && !slices.Contains(ps, reader) {
+				return fmt.Sprintf("restricted: kind %d is readable by its author and its p-tagged recipients only; ask for #p:[your pubkey] or authors:[your pubkey]", k)
+			}
+		}
+	}
+	if len(f.IDs) > 0 {
+		id, err := h.Store.Unreadable(ctx, f.IDs, h.readScope(c))
+		if err != nil {
+			return "error: checking the events you named: " + err.Error()
+		}
+		if id != "" {
+			return "restricted: event " + id + " is not readable by you"
+		}
+	}
+	return ""
+}
+
+// onlyKinds reports whether ks is a non-empty list of allowed kinds.
+func onlyKinds(ks []int, allowed ...int) bool {
+	for _, k := range ks {
+		if !slices.Contains(allowed, k) {
+			return false
+		}
+	}
+	return len(ks) > 0
+}
+
+// channelCache is a bounded map of event id → channel in two generations:
+// when the current one holds max/2 entries it becomes the old one and the
+// oldest generation is dropped, so an entry survives at least max/2 later
+// puts (a just-committed event is still cached when it is fanned out).
+type channelCache struct {
+	mu       sync.Mutex
+	max      int
+	cur, old map[string]string
+}
+
+func newChannelCache(max int) *channelCache {
+	return &channelCache{max: max, cur: map[string]string{}}
+}
+
+func (c *channelCache) get(id string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.cur[id]; ok {
+		return ch, true
+	}
+	ch, ok := c.old[id]
+	if ok {
+		c.putLocked(id, ch)
+	}
+	return ch, ok
+}
+
+func (c *channelCache) put(id, ch string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(id, ch)
+}
+
+func (c *channelCache) putLocked(id, ch string) {
+	if len(c.cur) >= c.max/2 {
+		c.old, c.cur = c.cur, make(map[string]string, c.max/2)
+	}
+	c.cur[id] = ch
+}

@@ -1,0 +1,253 @@
+package hub
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/store"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// kindRule checks an event of its kind against the hub state in the write
+// transaction and, if it passes, writes the event's effect. Like the store it
+// decides before it writes: a refusal leaves every table as it was.
+type kindRule func(t *tx, ev *nostr.Event) (*change, error)
+
+// ruleSet maps each kind to its one rule.
+type ruleSet map[int]kindRule
+
+func (rs ruleSet) add(rule kindRule, ks ...int) {
+	for _, k := range ks {
+		if _, dup := rs[k]; dup {
+			panic(fmt.Sprintf("hub: kind %d has two rules", k))
+		}
+		rs[k] = rule
+	}
+}
+
+// allRules gathers the rules each feature registers.
+func allRules() ruleSet {
+	rs := ruleSet{}
+	membershipRules(rs)
+	channelRules(rs)
+	threadRules(rs)
+	overlayRules(rs)
+	agentRules(rs)
+	return rs
+}
+
+// change says what the hub must announce after a channel event.
+type change struct {
+	channel string
+	meta    bool   // 39000
+	roster  bool   // 39001 and 39002
+	system  string // a 40099 row of this type, if any
+	target  string // the member the system row is about
+}
+
+// tx wraps the write transaction with the lookups the rules need. It
+// implements state, so the rules every event obeys read it like the view.
+type tx struct {
+	store.WriteTx
+	admin string
+	rules ruleSet
+	cache *writeCache
+	// edits receives the view changes of the event being applied; nil when
+	// nobody keeps a view (replay).
+	edits func(delta)
+}
+
+var _ state = (*tx)(nil)
+
+// apply runs the rules every event obeys, then its kind's own rule.
+func (t *tx) apply(ev *nostr.Event) (*change, error) {
+	from := sender{pubkey: ev.PubKey}
+	if kinds.Classify(ev.Kind).Gate == kinds.RecipientOnly {
+		owner, err := t.ownerOf(ev.PubKey)
+		if err != nil {
+			return nil, err
+		}
+		from.owner = owner
+	}
+	if err := checkEvent(t, ev, from); err != nil {
+		return nil, err
+	}
+	if rule := t.rules[ev.Kind]; rule != nil {
+		return rule(t, ev)
+	}
+	return nil, nil
+}
+
+// note records a view change that takes effect when the transaction commits.
+func (t *tx) note(d delta) {
+	if t.edits != nil {
+		t.edits(d)
+	}
+}
+
+// eachIn runs query, whose %s stands for a list of placeholders, over ids a
+// page at a time (after the leading args), calling fn for every row.
+func (t *tx) eachIn(query string, ids []string, fn func(*sql.Rows) error, args ...any) error {
+	const page = 256
+	for len(ids) > 0 {
+		n := min(len(ids), page)
+		all := append([]any{}, args...)
+		for _, id := range ids[:n] {
+			all = append(all, id)
+		}
+		rows, err := t.Query(fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", n), ",")), all...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := fn(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// writeCache holds channel rows and roles read or written by earlier events,
+// so a message does not query them again. Only the writer goroutine uses it;
+// a rollback drops it whole.
+type writeCache struct {
+	channels map[string]*channel // nil value: known not to exist
+	roles    map[[2]string]role
+}
+
+func newWriteCache() *writeCache {
+	return &writeCache{channels: map[string]*channel{}, roles: map[[2]string]role{}}
+}
+
+func (c *writeCache) putChannel(id string, ch *channel) {
+	if len(c.channels) > 10000 {
+		c.channels = map[string]*channel{}
+	}
+	c.channels[id] = ch
+}
+
+func (c *writeCache) putRole(channel, pk string, r role) {
+	if len(c.roles) > 100000 {
+		c.roles = map[[2]string]role{}
+	}
+	c.roles[[2]string{channel, pk}] = r
+}
+
+// channel returns a copy of the channel's row, or nil if there is none.
+func (t *tx) channel(id string) (*channel, error) {
+	c, ok := t.cache.channels[id]
+	if !ok {
+		c = &channel{}
+		err := t.QueryRow(`SELECT id, name, about, visibility, type, creator, deleted FROM channels WHERE id = ?`, id).
+			Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
+		if errors.Is(err, sql.ErrNoRows) {
+			c, err = nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.cache.putChannel(id, c)
+	}
+	if c == nil {
+		return nil, nil
+	}
+	cp := *c
+	return &cp, nil
+}
+
+// putChannel writes a channel's row.
+func (t *tx) putChannel(c *channel) error {
+	_, err := t.Exec(`INSERT INTO channels (id, name, about, visibility, type, creator, deleted) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, about = excluded.about, visibility = excluded.visibility, deleted = excluded.deleted`,
+		c.id, c.name, c.about, c.visibility, c.typ, c.creator, c.deleted)
+	if err != nil {
+		return err
+	}
+	cp := *c
+	t.cache.putChannel(c.id, &cp)
+	t.note(func(e *viewEdit) { e.channel(cp.id).channel = cp })
+	return nil
+}
+
+func (t *tx) role(channel, pk string) (role, error) {
+	if r, ok := t.cache.roles[[2]string{channel, pk}]; ok {
+		return r, nil
+	}
+	var r role
+	err := t.QueryRow(`SELECT role FROM channel_members WHERE channel = ? AND pubkey = ?`, channel, pk).Scan(&r)
+	if errors.Is(err, sql.ErrNoRows) {
+		r, err = noRole, nil
+	}
+	if err != nil {
+		return noRole, err
+	}
+	t.cache.putRole(channel, pk, r)
+	return r, nil
+}
+
+// setRole makes pk a member of the channel with role r (noRole removes it).
+func (t *tx) setRole(channel, pk string, r role) error {
+	var err error
+	if r == noRole {
+		_, err = t.Exec(`DELETE FROM channel_members WHERE channel = ? AND pubkey = ?`, channel, pk)
+	} else {
+		_, err = t.Exec(`INSERT INTO channel_members (channel, pubkey, role) VALUES (?, ?, ?)
+			ON CONFLICT (channel, pubkey) DO UPDATE SET role = excluded.role`, channel, pk, r)
+	}
+	if err != nil {
+		return err
+	}
+	t.cache.putRole(channel, pk, r)
+	t.note(func(e *viewEdit) { e.setRole(channel, pk, r) })
+	return nil
+}
+
+func (t *tx) owners(channel string) (int, error) {
+	var n int
+	err := t.QueryRow(`SELECT COUNT(*) FROM channel_members WHERE channel = ? AND role = ?`, channel, roleOwner).Scan(&n)
+	return n, err
+}
+
+// event loads a stored event by id, or nil.
+func (t *tx) event(id string) (*nostr.Event, error) {
+	var raw string
+	err := t.QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev := &nostr.Event{}
+	return ev, ev.UnmarshalJSON([]byte(raw))
+}
+
+// ownerOf is the NIP-OA owner recorded for an agent key (from its profile).
+func (t *tx) ownerOf(pk string) (string, error) {
+	var owner string
+	err := t.QueryRow(`SELECT owner FROM agents WHERE agent = ?`, pk).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return owner, err
+}
+
+func reject(format string, args ...any) error {
+	return &store.Rejection{Msg: fmt.Sprintf(format, args...)}
+}
+
+// notStored refuses an event that names an event the hub does not have;
+// the store retries it if that event is later in the same commit batch.
+func notStored(id, format string, args ...any) error {
+	return &store.Rejection{Msg: fmt.Sprintf(format, args...), Needs: id}
+}

@@ -1,0 +1,44 @@
+package store
+
+import (
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Projector keeps derived tables (hub state) in step with the log. Apply runs in
+// the transaction that inserts ev, so the projection commits with the event or not
+// at all; an error rejects the event. It may return events the hub signs as a
+// consequence (state snapshots, system rows); they are stored in the same
+// transaction and returned to the caller for fan-out.
+type Projector interface {
+	Schema() []string
+	Apply(tx WriteTx, ev *nostr.Event) (derived []*nostr.Event, err error)
+	// Stateful reports whether Apply may write for this kind; such events are
+	// checked for duplicates before Apply runs, others by the insert itself.
+	Stateful(kind int) bool
+}
+
+// Options tune the store. Zero values take the defaults.
+type Options struct {
+	MaxBatch  int   // events per write transaction (default 1000)
+	QueueSize int   // pending writes before callers block (default 4096)
+	Readers   int   // reader connections (default 4)
+	PageSize  int   // page size of a new database file (default 2048)
+	MmapBytes int64 // how much of the file readers memory-map (default 4 GiB)
+	// CommitWindow is how long a batch smaller than WindowBatch waits for more
+	// writes before it commits (default 1 ms; negative: commit at once).
+	CommitWindow time.Duration
+	WindowBatch  int // default 8
+	DefaultLimit int // rows for a filter without limit (default 500)
+	MaxLimit     int // hard cap on limit (default 5000)
+	Projector    Projector
+	Now          func() time.Time
+	Log          func(msg string, err error) // where the writer reports trouble (default: nowhere)
+	// SweepEvery is how often the store deletes expired events (default 1
+	// min; negative: never, SweepExpired only).
+	SweepEvery time.Duration
+	// OnCommit, if set, hears of each committed write transaction: how many
+	// writes it held and how long its commit (the fsync) took. Keep it short.
+	OnCommit func(writes int, commit time.Duration)
+}

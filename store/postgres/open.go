@@ -1,0 +1,212 @@
+// Package postgres is hive's PostgreSQL event log: the same semantics as the
+// SQLite log (exact tag index, group commit with OK only after commit,
+// replacement in the event's own transaction, NIP-09 and NIP-40, reader
+// scopes, COUNT) for several hive instances sharing one database.
+//
+// Every write transaction takes one transaction-level advisory lock, so the
+// instances write one batch at a time, as SQLite's single writer does: rules
+// that read state and then write (last owner, unique reactions, replacement)
+// see every earlier commit, and sequence numbers are committed in order, which
+// lets readers catch up by sequence.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/groupcommit"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+func defaults(o *store.Options) {
+	if o.Readers <= 0 {
+		o.Readers = 8
+	}
+	if o.DefaultLimit <= 0 {
+		o.DefaultLimit = 500
+	}
+	if o.MaxLimit <= 0 {
+		o.MaxLimit = 5000
+	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = func(string, error) {}
+	}
+}
+
+// Store is the PostgreSQL event log. Create it with Open.
+type Store struct {
+	opts   store.Options
+	cfg    *pgx.ConnConfig
+	w      *sql.DB // one connection, used by the writer goroutine only
+	r      *sql.DB // reader pool
+	queue  *groupcommit.Queue[*write]
+	upkeep *store.Maintenance
+
+	// lastSeq is the highest sequence number this store saw in the log when
+	// its writer last held the write lock (writer goroutine only): a higher
+	// one next time means another instance wrote in between.
+	lastSeq int64
+	own     ownSeqs
+	origin  string // this store's name on the ephemeral channel
+}
+
+var (
+	_ store.Log      = (*Store)(nil)
+	_ store.Follower = (*Store)(nil)
+)
+
+// writeLock is the advisory lock key every write transaction holds.
+const writeLock = 0x68697665 // "hive"
+
+// Open connects to the database at dsn (a postgres:// URL or key=value
+// string), creates the schema if needed and starts the writer. Of opts it
+// uses the batching, limits, reader count, sweep interval, projector, clock
+// and log; the SQLite-only settings are ignored.
+func Open(ctx context.Context, dsn string, opts store.Options) (*Store, error) {
+	defaults(&opts)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		// A server that does not answer fails writes with an error instead
+		// of holding them (connect_timeout in the URL overrides this).
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	w := stdlib.OpenDB(*cfg)
+	w.SetMaxOpenConns(1)
+	// Filters vary in selectivity (one channel's page, a whole author), so
+	// every read is planned for its own values: a generic plan of a cached
+	// statement can sort a whole channel to return 50 rows.
+	rcfg := cfg.Copy()
+	rcfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	r := stdlib.OpenDB(*rcfg)
+	r.SetMaxOpenConns(opts.Readers)
+	r.SetMaxIdleConns(opts.Readers)
+	s := &Store{opts: opts, cfg: cfg, w: w, r: r, own: ownSeqs{m: map[int64]bool{}}, origin: rand.Text()}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	s.queue = groupcommit.New(groupcommit.Options{MaxBatch: opts.MaxBatch, QueueSize: opts.QueueSize, Window: opts.CommitWindow, WindowBatch: opts.WindowBatch}, s.commit)
+	s.upkeep = store.StartMaintenance(opts.SweepEvery, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.SweepExpired(ctx); err != nil {
+			s.opts.Log("sweeping expired events failed", err)
+		}
+	})
+	return s, nil
+}
+
+// migrate creates the schema under the write lock, so instances starting
+// together do not race on it.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	all := append([]string{}, schema...)
+	if s.opts.Projector != nil {
+		all = append(all, s.opts.Projector.Schema()...)
+	}
+	t := &Tx{tx: tx}
+	for _, stmt := range all {
+		stmt = portable(stmt)
+		if _, err := t.Exec(stmt); err != nil {
+			return fmt.Errorf("postgres schema: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Close stops accepting writes, commits everything queued, stops the
+// maintenance loop and closes the connections.
+func (s *Store) Close() {
+	s.upkeep.Stop()
+	s.queue.Close()
+	s.r.Close()
+	s.w.Close()
+}
+
+// Init satisfies eventstore.Store; Open already did the work.
+func (s *Store) Init() error { return nil }
+
+// Limits reports the default and maximum limit the store applies to a filter.
+func (s *Store) Limits() (def, max int) { return s.opts.DefaultLimit, s.opts.MaxLimit }
+
+// Reader reads with ? placeholders, rewritten to $n.
+func (s *Store) Reader() store.Reader { return reader{s.r} }
+
+// reader is the pool with ? placeholders.
+type reader struct{ db *sql.DB }
+
+func (r reader) Query(q string, args ...any) (*sql.Rows, error) {
+	return r.db.Query(Rebind(q), portableArgs(args)...)
+}
+func (r reader) QueryRow(q string, args ...any) *sql.Row {
+	return r.db.QueryRow(Rebind(q), portableArgs(args)...)
+}
+
+// portable adapts a projection table's DDL, written for both backends:
+// INTEGER columns hold unix times and counts, which outgrow PostgreSQL's
+// 32-bit INTEGER, so they become BIGINT.
+func portable(ddl string) string {
+	return strings.ReplaceAll(ddl, " INTEGER ", " BIGINT ")
+}
+
+// schema mirrors the SQLite log's. Text the log orders or matches by is
+// compared bytewise (COLLATE "C"), as SQLite does, whatever the database's
+// locale.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS events (
+		seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		id         TEXT COLLATE "C" NOT NULL UNIQUE,
+		pubkey     TEXT COLLATE "C" NOT NULL,
+		created_at BIGINT  NOT NULL,
+		kind       INTEGER NOT NULL,
+		d          TEXT COLLATE "C",
+		expiration BIGINT,
+		raw        TEXT    NOT NULL,
+		channel    TEXT COLLATE "C"
+	)`,
+	`CREATE INDEX IF NOT EXISTS events_created ON events (created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_pubkey ON events (pubkey, created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_kind ON events (kind, created_at)`,
+	`CREATE INDEX IF NOT EXISTS events_addr ON events (pubkey, kind, d) WHERE d IS NOT NULL`,
+	`CREATE INDEX IF NOT EXISTS events_expiration ON events (expiration) WHERE expiration IS NOT NULL`,
+	`CREATE TABLE IF NOT EXISTS tags (
+		name       TEXT COLLATE "C" NOT NULL,
+		value      TEXT COLLATE "C" NOT NULL,
+		created_at BIGINT NOT NULL,
+		seq        BIGINT NOT NULL,
+		PRIMARY KEY (name, value, created_at, seq)
+	)`,
+	`CREATE INDEX IF NOT EXISTS tags_seq ON tags (seq)`,
+}
+
+// Analyze refreshes the planner's statistics of the log's tables. Autovacuum
+// does it within about a minute of a large change; call it after a bulk load
+// (hive admin migrate does), so the first queries already read a channel's
+// page from the tag index instead of sorting the whole channel.
+func (s *Store) Analyze(ctx context.Context) error {
+	_, err := s.r.ExecContext(ctx, `ANALYZE events, tags`)
+	return err
+}

@@ -1,0 +1,45 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
+	"github.com/ainb/hive/store/storetest"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+func TestChannelColumnMigratesAnOldLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hive.db")
+	s, err := sqlite.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := storetest.NewSigner(t)
+	msg := a.Event(t, 9, 1_700_000_000, "hi", nostr.Tag{"h", "vault"})
+	react := a.Event(t, 7, 1_700_000_001, "+", nostr.Tag{"e", msg.ID})
+	plain := a.Event(t, 1, 1_700_000_002, "none")
+	mustSave(t, s, msg, react, plain)
+	s.Close()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE events DROP COLUMN channel`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err = sqlite.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for ev, want := range map[*nostr.Event]string{msg: "vault", react: "vault", plain: ""} {
+		if ch, ok := store.StoredChannel(s.ReadDB(), ev.ID); !ok || ch != want {
+			t.Errorf("kind %d after migration: channel %q (stored %v), want %q", ev.Kind, ch, ok, want)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/ainb/hive/store"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// BenchPublish measures durable writes of kind 9 messages with three tags
+// from b.N pipelined callers (the group-commit path).
+func BenchPublish(b *testing.B, newStore New) {
+	s := open(b, newStore, Options{})
+	a := NewSigner(b)
+	evs := make([]*nostr.Event, b.N)
+	for i := range evs {
+		evs[i] = a.Event(b, 9, int64(1000+i), fmt.Sprint("message ", i), nostr.Tag{"h", "general"}, nostr.Tag{"p", a.PK}, nostr.Tag{"e", fmt.Sprintf("%064x", i)})
+	}
+	b.ResetTimer()
+	publishAll(b, s, evs)
+}
+
+func publishAll(b *testing.B, s Store, evs []*nostr.Event) {
+	var wg sync.WaitGroup
+	for _, ev := range evs {
+		wg.Add(1)
+		if err := s.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
+			if err != nil {
+				b.Error(err)
+			}
+			wg.Done()
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Wait()
+}
+
+// BenchQueries reads from 100k stored messages in 10 channels: a page of
+// channel history, and exact lookups by #e, #p, authors and ids.
+func BenchQueries(b *testing.B, newStore New) {
+	s := open(b, newStore, Options{})
+	people := make([]Signer, 20)
+	for i := range people {
+		people[i] = NewSigner(b)
+	}
+	var ids []string
+	evs := make([]*nostr.Event, 0, 100_000)
+	for i := 0; i < 100_000; i++ {
+		who := people[i%len(people)]
+		tags := nostr.Tags{{"h", fmt.Sprint("c", i%10)}}
+		if i%7 == 0 && len(ids) > 0 {
+			tags = append(tags, nostr.Tag{"e", ids[(i/7)%100], "", "root"})
+		}
+		if i%5 == 0 {
+			tags = append(tags, nostr.Tag{"p", people[(i/5)%len(people)].PK})
+		}
+		ev := who.Event(b, 9, int64(1000+i), "m", tags...)
+		ids = append(ids, ev.ID)
+		evs = append(evs, ev)
+	}
+	publishAll(b, s, evs)
+	// A server's statistics are current (PostgreSQL's autovacuum refreshes
+	// them within a minute of a bulk load); refresh them now.
+	if a, ok := s.(interface{ Analyze(context.Context) error }); ok {
+		if err := a.Analyze(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Each query runs unscoped and with a reader's scope that hides channels
+	// the queries do not reach (same answers, the narrowing's cost alone).
+	scope := &store.Scope{Reader: people[0].PK, Hidden: []string{"x1", "x2", "x3"}, AuthorOnly: []int{30078}, RecipientOnly: []int{24200}}
+	run := func(name string, f func(i int) nostr.Filter) {
+		for _, sc := range []*store.Scope{nil, scope} {
+			n := name
+			if sc != nil {
+				n += "/scoped"
+			}
+			b.Run(n, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					evs, err := s.QueryRaw(ctx, f(i), sc)
+					if err != nil || len(evs) == 0 {
+						b.Fatal(len(evs), err)
+					}
+				}
+			})
+		}
+	}
+	run("history", func(i int) nostr.Filter {
+		until := nostr.Timestamp(1000 + 10_000 + (i*7919)%90_000)
+		return nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {fmt.Sprint("c", i%10)}}, Until: &until, Limit: 50}
+	})
+	run("tag-e", func(i int) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"e": {ids[i%100]}}, Limit: 50}
+	})
+	run("tag-p", func(i int) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"p": {people[i%len(people)].PK}}, Limit: 50}
+	})
+	run("authors", func(i int) nostr.Filter {
+		return nostr.Filter{Authors: []string{people[i%len(people)].PK}, Limit: 20}
+	})
+	run("ids", func(i int) nostr.Filter {
+		return nostr.Filter{IDs: []string{ids[(i*7919)%len(ids)]}}
+	})
+}

@@ -1,0 +1,14 @@
+package storetest
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/ainb/hive/store"
+)
+
+func isDuplicate(err error) bool { return errors.Is(err, store.ErrDuplicate) }
+
+func hasPrefix(err error, prefix string) bool {
+	return err != nil && strings.HasPrefix(err.Error(), prefix)
+}
