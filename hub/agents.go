@@ -2,6 +2,7 @@ package hub
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
@@ -20,7 +21,7 @@ func agentRules(rs ruleSet) {
 func (t *tx) profile(ev *nostr.Event) (*change, error) {
 	tag, err := identity.FindAuthTag(ev)
 	if errors.Is(err, identity.ErrNoAuthTag) {
-		return nil, t.setAgent(ev.PubKey, "", "")
+		return nil, t.setAgent(ev.PubKey, nil, false)
 	}
 	if err != nil {
 		return nil, reject("invalid: %v", err)
@@ -29,20 +30,35 @@ func (t *tx) profile(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, reject("invalid: profile auth tag: %v", err)
 	}
-	return nil, t.setAgent(ev.PubKey, a.Owner, a.RawConditions)
+	return nil, t.setAgent(ev.PubKey, a, slices.ContainsFunc(ev.Tags, isDeviceMarker))
 }
 
-// setAgent records (owner != "") or drops the owner of an agent key.
-func (t *tx) setAgent(agent, owner, conditions string) error {
+// isDeviceMarker is the ["device"] tag of a paired device's profile.
+func isDeviceMarker(tg nostr.Tag) bool { return len(tg) == 1 && tg[0] == "device" }
+
+// setAgent records (a != nil) or drops the owner of an attested key, and
+// whether it is a paired device.
+func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error {
 	var err error
-	if owner == "" {
+	owner, conds := "", identity.Conditions{}
+	if a == nil {
 		_, err = t.Exec(`DELETE FROM agents WHERE agent = ?`, agent)
 	} else {
+		owner, conds = a.Owner, a.Conditions
 		_, err = t.Exec(`INSERT INTO agents (agent, owner, conditions) VALUES (?, ?, ?)
-			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, conditions)
+			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, a.RawConditions)
+	}
+	device = device && a != nil
+	if err == nil && device {
+		_, err = t.Exec(`INSERT INTO devices (device) VALUES (?) ON CONFLICT (device) DO NOTHING`, agent)
+	} else if err == nil {
+		_, err = t.Exec(`DELETE FROM devices WHERE device = ?`, agent)
 	}
 	if err == nil {
-		t.note(func(e *viewEdit) { e.setAgent(agent, owner) })
+		t.note(func(e *viewEdit) {
+			e.setAgent(agent, owner)
+			e.setDevice(agent, conds, device)
+		})
 	}
 	return err
 }

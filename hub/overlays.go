@@ -167,7 +167,7 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 		}
 	}
 	if profileGone {
-		return nil, t.setAgent(ev.PubKey, "", "")
+		return nil, t.setAgent(ev.PubKey, nil, false)
 	}
 	return nil, nil
 }

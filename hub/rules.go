@@ -18,6 +18,8 @@ type state interface {
 	role(channel, pk string) (role, error)
 	// ownerOf is the NIP-OA owner recorded for an agent key, or "".
 	ownerOf(agent string) (string, error)
+	// attested is what the log says of an attested key (zero if none).
+	attested(pk string) (attestedKey, error)
 }
 
 // sender is who sent an event: its key and, for an agent, the owner whose
@@ -102,8 +104,8 @@ func mayWrite(s state, c *channel, pk string) error {
 	return nil
 }
 
-// checkRecipient: a recipient-only kind goes to exactly one p. An observer
-// frame goes only between an agent and its owner.
+// checkRecipient: a recipient-only kind goes to exactly one p; an observer
+// frame obeys checkObserverFrame.
 func checkRecipient(s state, ev *nostr.Event, from sender) error {
 	var to []string
 	for _, tg := range ev.Tags {
@@ -116,15 +118,8 @@ func checkRecipient(s state, ev *nostr.Event, from sender) error {
 	if len(to) != 1 || !nostr.IsValid32ByteHex(to[0]) {
 		return reject("invalid: kind %d goes to exactly one recipient: one p tag with a 64-character hex pubkey", ev.Kind)
 	}
-	if ev.Kind != kinds.ObserverFrame || from.owner == to[0] {
+	if ev.Kind != kinds.ObserverFrame {
 		return nil
 	}
-	owner, err := s.ownerOf(to[0])
-	if err != nil {
-		return err
-	}
-	if owner != ev.PubKey {
-		return reject("restricted: observer frames go only between an agent and its owner")
-	}
-	return nil
+	return checkObserverFrame(s, ev, from, to[0])
 }

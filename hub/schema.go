@@ -3,7 +3,7 @@ package hub
 // projectionTables are derived from the log: Rebuild empties and refills them,
 // and replay --verify compares them. Their columns hold nothing that is not a
 // function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_members", "agents", "revocations", "reactions"}
+var projectionTables = []string{"hub_members", "channels", "channel_members", "agents", "devices", "revocations", "reactions"}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS hub_members (
@@ -30,6 +30,11 @@ var schema = []string{
 		agent      TEXT PRIMARY KEY,
 		owner      TEXT NOT NULL,
 		conditions TEXT NOT NULL
+	)`,
+	// The attested keys whose profile carries the ["device"] marker (paired
+	// devices, spec/pairing.md); their owner and conditions are in agents.
+	`CREATE TABLE IF NOT EXISTS devices (
+		device TEXT PRIMARY KEY
 	)`,
 	`CREATE TABLE IF NOT EXISTS revocations (
 		owner      TEXT NOT NULL,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
@@ -250,4 +251,28 @@ func reject(format string, args ...any) error {
 // the store retries it if that event is later in the same commit batch.
 func notStored(id, format string, args ...any) error {
 	return &store.Rejection{Msg: fmt.Sprintf(format, args...), Needs: id}
+}
+
+// attested reads an attested key's owner, device marker, conditions and
+// its owner's revocation of it.
+func (t *tx) attested(pk string) (attestedKey, error) {
+	var a attestedKey
+	var raw string
+	err := t.QueryRow(`SELECT a.owner, a.conditions, EXISTS (SELECT 1 FROM devices d WHERE d.device = a.agent)
+		FROM agents a WHERE a.agent = ?`, pk).Scan(&a.owner, &raw, &a.device)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, nil
+	}
+	if err != nil {
+		return a, err
+	}
+	if a.conds, err = identity.ParseConditions(raw); err != nil {
+		return a, err
+	}
+	err = t.QueryRow(`SELECT revoked_at FROM revocations WHERE owner = ? AND agent = ?`, a.owner, pk).Scan(&a.revokedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, nil
+	}
+	a.revoked = err == nil
+	return a, err
 }

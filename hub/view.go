@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/store"
 )
 
@@ -21,12 +22,13 @@ type channelView struct {
 type view struct {
 	members     map[string]role // hub member → role
 	channels    map[string]*channelView
-	agents      map[string]string // agent → owner, from profiles
+	agents      map[string]string              // agent → owner, from profiles
+	devices     map[string]identity.Conditions // paired device → its attestation's conditions
 	revocations map[[2]string]int64
 }
 
 func loadView(db store.Reader, admin string) (*view, error) {
-	v := &view{members: map[string]role{admin: roleAdmin}, channels: map[string]*channelView{}, agents: map[string]string{}, revocations: map[[2]string]int64{}}
+	v := &view{members: map[string]role{admin: roleAdmin}, channels: map[string]*channelView{}, agents: map[string]string{}, devices: map[string]identity.Conditions{}, revocations: map[[2]string]int64{}}
 	scan := func(q string, fn func(*sql.Rows) error) error {
 		rows, err := db.Query(q)
 		if err != nil {
@@ -77,6 +79,17 @@ func loadView(db store.Reader, admin string) (*view, error) {
 		})
 	}
 	if err == nil {
+		err = scan(`SELECT d.device, a.conditions FROM devices d JOIN agents a ON a.agent = d.device`, func(r *sql.Rows) error {
+			var d, raw string
+			if err := r.Scan(&d, &raw); err != nil {
+				return err
+			}
+			c, err := identity.ParseConditions(raw)
+			v.devices[d] = c
+			return err
+		})
+	}
+	if err == nil {
 		err = scan(`SELECT owner, agent, revoked_at FROM revocations`, func(r *sql.Rows) error {
 			var o, a string
 			var at int64
@@ -121,6 +134,16 @@ func (v *view) role(channel, pk string) (role, error) {
 
 func (v *view) ownerOf(agent string) (string, error) { return v.agents[agent], nil }
 
+func (v *view) attested(pk string) (attestedKey, error) {
+	a := attestedKey{owner: v.agents[pk]}
+	if a.owner == "" {
+		return a, nil
+	}
+	a.conds, a.device = v.devices[pk]
+	a.revokedAt, a.revoked = v.revocations[[2]string{a.owner, pk}]
+	return a, nil
+}
+
 // delta is one change to the view, noted by a rule as it writes the matching
 // row and applied once the transaction commits.
 type delta func(e *viewEdit)
@@ -129,7 +152,8 @@ type delta func(e *viewEdit)
 // first time it changes it.
 type viewEdit struct {
 	next                         *view
-	members, chans, agents, revs bool            // top-level maps already copied
+	members, chans, agents, revs bool // top-level maps already copied
+	devices                      bool
 	copied                       map[string]bool // channels already copied
 }
 
@@ -181,6 +205,17 @@ func (e *viewEdit) setAgent(agent, owner string) {
 		return
 	}
 	e.next.agents[agent] = owner
+}
+
+func (e *viewEdit) setDevice(pk string, conds identity.Conditions, device bool) {
+	if !e.devices {
+		e.next.devices, e.devices = maps.Clone(e.next.devices), true
+	}
+	if !device {
+		delete(e.next.devices, pk)
+		return
+	}
+	e.next.devices[pk] = conds
 }
 
 func (e *viewEdit) setRevocation(owner, agent string, at int64) {

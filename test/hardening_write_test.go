@@ -157,6 +157,10 @@ func TestHardeningEveryHTagWritable(t *testing.T) {
 
 // Issue 8 item 3: a p-gated kind (24200) goes to exactly one p, one the
 // sender may address; a second p is refused, so no stranger receives it.
+// Issue 11 item 6: besides agent and owner, the owner's paired devices may
+// exchange frames with the owner's agents while their attestation stands;
+// no other key, sibling agent, other member's device, revoked or expired
+// device may.
 func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	h := startHubProc(t)
 	w := startWriteTeam(t, h)
@@ -164,23 +168,68 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
 	// mallory attests a throwaway agent of her own to reach alice.
 	throwaway, _, mt := agentOf(t, h, w.mallory)
+	// alice's paired devices: a live one, one she will revoke, one whose
+	// attestation expires during the test; bob's device; alice's second agent.
+	phone, pc := deviceOf(t, h, w.alice, time.Hour)
+	lost, lc := deviceOf(t, h, w.alice, time.Hour)
+	brief, bc := deviceOf(t, h, w.alice, 3*time.Second)
+	briefUntil := time.Now().Add(3 * time.Second)
+	bobs, bbc := deviceOf(t, h, w.bob, time.Hour)
+	sibling, stag, sc := agentOf(t, h, w.alice)
+	sc.must(sibling.sign(t, 0, `{"name":"sibling"}`, stag))
 
-	if _, closed := w.b.req("frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {w.bob.pk}}}, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"pub"}}}); closed != "" {
-		t.Fatal(closed)
+	// Each key watches on a connection of its own that sends nothing, so no
+	// frame is read (and dropped) while waiting for an OK.
+	watch := func(who key, extra ...nostr.Tag) *raw {
+		t.Helper()
+		r := h.as(t, who, extra...)
+		if _, closed := r.req("frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {who.pk}}}, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"pub"}}}); closed != "" {
+			t.Fatal(closed)
+		}
+		return r
 	}
-	if _, closed := w.a.req("frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {w.alice.pk}}}, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"pub"}}}); closed != "" {
-		t.Fatal(closed)
-	}
+	watchers := map[string]*raw{"bob": watch(w.bob), "alice": watch(w.alice), "agent": watch(agent, tag),
+		"phone": watch(phone, attest(t, w.alice, phone, time.Hour)), "bob's device": watch(bobs, attest(t, w.bob, bobs, time.Hour))}
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.bob.pk}), "invalid:")
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.bob.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
 	ag.refused(agent.sign(t, 24200, "frame"), "invalid:")
 	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.mallory.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
 	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}), "restricted:")
+	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", phone.pk}, nostr.Tag{"p", bobs.pk}), "invalid:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", bobs.pk}), "restricted:")
+	bbc.refused(bobs.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	sc.refused(sibling.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", sibling.pk}), "restricted:")
+	w.b.refused(w.bob.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	pc.refused(phone.sign(t, 24200, "frame", nostr.Tag{"p", bobs.pk}), "restricted:")
+	// Revoked: the device is cut off and cannot come back; the agent's frames
+	// to it are refused.
+	lc.must(lost.sign(t, 24200, "before", nostr.Tag{"p", agent.pk}))
+	aliceKeys, _ := identity.KeysFromSecretHex(w.alice.sk)
+	rev, err := identity.NewRevocation(aliceKeys, lost.pk, "lost", time.Now().Unix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.a.must(rev)
+	if ok, msg := dialRaw(t, h.URL).authWith(lost, h.URL, 0, attest(t, w.alice, lost, time.Hour)); ok || !hasPrefix(msg, "restricted:") {
+		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
+	}
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", lost.pk}), "restricted:")
+	// Expired: its open connection stays, but its frames are refused.
+	time.Sleep(time.Until(briefUntil) + 100*time.Millisecond)
+	bc.refused(brief.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", brief.pk}), "restricted:")
+
 	ag.must(agent.sign(t, 24200, "legit", nostr.Tag{"p", w.alice.pk}))
+	ag.must(agent.sign(t, 24200, "to-phone", nostr.Tag{"p", phone.pk}))
+	pc.must(phone.sign(t, 24200, "control", nostr.Tag{"p", agent.pk}))
 	// A marker after the attacks: everything fanned out before it arrived first.
-	marker := w.a.must(w.alice.sign(t, 9, "marker", nostr.Tag{"h", "pub"}))
-	for who, r := range map[string]*raw{"bob": w.b, "alice": w.a} {
+	marker := w.m.must(w.mallory.sign(t, 9, "marker", nostr.Tag{"h", "pub"}))
+	want := map[string]string{"alice": "legit", "agent": "before control", "phone": "to-phone"}
+	for who, r := range watchers {
+		var got []string
 		for {
 			m := r.expect("EVENT")
 			ev := &nostr.Event{}
@@ -188,12 +237,27 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 			if ev.ID == marker.ID {
 				break
 			}
-			if ev.Kind == 24200 && (who == "bob" || ev.Content != "legit") {
-				t.Errorf("%s received observer frame %q with tags %v", who, ev.Content, ev.Tags)
+			if ev.Kind != 24200 {
+				continue
 			}
+			got = append(got, ev.Content)
+		}
+		if strings.Join(got, " ") != want[who] {
+			t.Errorf("%s received %q, want %q", who, got, want[who])
 		}
 	}
 	h.verifyReplay(t)
+}
+
+// deviceOf attests a fresh key for owner as a paired device (its profile
+// carries the ["device"] marker) and authenticates it.
+func deviceOf(t *testing.T, h *procHub, owner key, d time.Duration) (key, *raw) {
+	t.Helper()
+	dev := newKey(t)
+	tag := attest(t, owner, dev, d)
+	r := h.as(t, dev, tag)
+	r.must(dev.sign(t, 0, `{"name":"device"}`, tag, nostr.Tag{"device"}))
+	return dev, r
 }
 
 // Issue 8 item 4: deletion by `a` parses the coordinate strictly, and a
