@@ -88,8 +88,10 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return err
 	}
 	r.presence(ctx, h, "online")
+	// Control frames from the owner and the owner's paired devices (the hub
+	// lets no one else send 24200 to the agent; onControl checks again).
 	ctl, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}},
-		Authors: []string{r.owner}, Since: ts(time.Now().Add(-controlMaxAge))}})
+		Since: ts(time.Now().Add(-controlMaxAge))}})
 	if err != nil {
 		return fmt.Errorf("control subscription: %w", err)
 	}
@@ -130,7 +132,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		case <-h.Done():
 			return errors.New("connection lost")
 		case ev := <-ctl.Events:
-			r.onControl(ctx, ev)
+			r.onControl(ctx, h, ev)
 		case reason := <-ctl.Closed:
 			return fmt.Errorf("the hub closed the control subscription: %s", reason)
 		case ev := <-roster.Events:

@@ -147,14 +147,25 @@ func (r *runner) running(session string) (*agentProc, *turn) {
 }
 
 // onControl handles one control frame from the hub. Frames that are not from
-// the owner, stale, or malformed are ignored (logged).
-func (r *runner) onControl(ctx context.Context, ev *nostr.Event) {
-	c, err := ParseControl(ev, r.ck, r.owner, time.Now())
+// the owner or a live paired device of the owner, stale, or malformed are
+// ignored (logged).
+func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
+	ck, err := r.controller(ctx, h, ev.PubKey)
+	if err != nil {
+		r.log.Info("ignoring control frame", "event", ev.ID, "from", ev.PubKey, "why", err)
+		return
+	}
+	c, err := ParseControl(ev, ck, time.Now())
 	if err != nil {
 		r.log.Info("ignoring control frame", "event", ev.ID, "from", ev.PubKey, "why", err)
 		return
 	}
 	switch c.Type {
+	case CtlWatch:
+		if ev.PubKey != r.owner { // the owner always receives the frames
+			r.obs.watch(ev.PubKey, ck, time.Now().Add(WatchLease))
+			r.log.Info("paired device watches the agent", "device", ev.PubKey)
+		}
 	case CtlPermission:
 		if !r.answerPerm(c.Session, c.Request, c.Option) {
 			r.log.Info("permission control frame matches no pending request (or an option not offered)", "session", c.Session, "request", string(c.Request))
@@ -167,6 +178,9 @@ func (r *runner) onControl(ctx context.Context, ev *nostr.Event) {
 		}
 		t.mu.Lock()
 		t.stopNote = "cancelled by the owner"
+		if ev.PubKey != r.owner {
+			t.stopNote = "cancelled by the owner's device"
+		}
 		t.mu.Unlock()
 		r.cancelSession(p, c.Session)
 	case CtlSteer:

@@ -23,10 +23,11 @@ type Frame struct {
 	Msg     json.RawMessage `json:"msg"`
 }
 
-// Control is the decrypted content of a control frame (owner to agent).
+// Control is the decrypted content of a control frame (from the owner or
+// one of the owner's paired devices, to the agent).
 type Control struct {
 	V       int             `json:"v"`
-	Type    string          `json:"type"` // permission, cancel, steer
+	Type    string          `json:"type"` // permission, cancel, steer, watch
 	Session string          `json:"session"`
 	Request json.RawMessage `json:"request,omitempty"` // JSON-RPC id of the session/request_permission
 	Option  string          `json:"option,omitempty"`
@@ -38,6 +39,14 @@ const (
 	CtlPermission = "permission"
 	CtlCancel     = "cancel"
 	CtlSteer      = "steer"
+	CtlWatch      = "watch" // a paired device asks for observer frames for WatchLease
+)
+
+// WatchLease is how long a paired device receives observer frames after its
+// watch control frame; WatchRenew is how often `hive agent watch` renews it.
+const (
+	WatchLease = 5 * time.Minute
+	WatchRenew = 2 * time.Minute
 )
 
 // maxPlaintext is NIP-44 v2's largest plaintext.
@@ -77,13 +86,12 @@ func OpenFrame(ev *nostr.Event, ck [32]byte, v any) error {
 	return dec.Decode(v)
 }
 
-// ParseControl opens and checks a control frame: its author must be owner,
-// it must be fresh, and its fields must fit its type.
-func ParseControl(ev *nostr.Event, ck [32]byte, owner string, now time.Time) (Control, error) {
+// ParseControl opens and checks a control frame: it must be fresh and its
+// fields must fit its type. ck is the conversation key of the agent and the
+// frame's author, whom the caller has checked (the owner, or a live paired
+// device of the owner).
+func ParseControl(ev *nostr.Event, ck [32]byte, now time.Time) (Control, error) {
 	var c Control
-	if ev.PubKey != owner {
-		return c, errors.New("not from the owner")
-	}
 	if age := now.Sub(ev.CreatedAt.Time()); age > controlMaxAge || age < -controlMaxAge {
 		return c, fmt.Errorf("stale control frame (created %v ago)", age.Round(time.Second))
 	}
@@ -93,7 +101,7 @@ func ParseControl(ev *nostr.Event, ck [32]byte, owner string, now time.Time) (Co
 	if c.V != 1 {
 		return c, fmt.Errorf("unsupported control frame version %d", c.V)
 	}
-	if c.Session == "" {
+	if c.Session == "" && c.Type != CtlWatch {
 		return c, errors.New("control frame without session")
 	}
 	switch c.Type {
@@ -101,7 +109,7 @@ func ParseControl(ev *nostr.Event, ck [32]byte, owner string, now time.Time) (Co
 		if len(c.Request) == 0 || c.Option == "" {
 			return c, errors.New("permission control frame needs request and option")
 		}
-	case CtlCancel:
+	case CtlCancel, CtlWatch:
 	case CtlSteer:
 		if c.Text == "" {
 			return c, errors.New("steer control frame without text")

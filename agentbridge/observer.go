@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -30,21 +32,64 @@ type pendingFrame struct {
 	n     int             // chunks merged
 }
 
+// recipient is a key frames go to, with its conversation key.
+type recipient struct {
+	pk string
+	ck [32]byte
+}
+
+// lease is a paired device's watch: frames go to it until until.
+type lease struct {
+	ck    [32]byte
+	until time.Time
+}
+
 // observer turns raw ACP lines into paced, coalesced, encrypted frames to the
-// owner.
+// owner, and to the owner's paired devices that watch (each frame is sealed
+// once per recipient, with the same seq).
 type observer struct {
-	ck      [32]byte
-	owner   string
+	owner   recipient
 	publish func(ctx context.Context, ev *nostr.Event) error
 
-	mu    sync.Mutex
-	queue []*pendingFrame
-	seq   uint64
-	wake  chan struct{}
+	mu       sync.Mutex
+	queue    []*pendingFrame
+	seq      uint64
+	wake     chan struct{}
+	watchers map[string]lease // paired device -> its watch lease
 }
 
 func newObserver(ck [32]byte, owner string, publish func(context.Context, *nostr.Event) error) *observer {
-	return &observer{ck: ck, owner: owner, publish: publish, wake: make(chan struct{}, 1)}
+	return &observer{owner: recipient{owner, ck}, publish: publish, wake: make(chan struct{}, 1), watchers: map[string]lease{}}
+}
+
+// watch sends frames to a paired device until until (renewed by its next
+// watch control frame).
+func (o *observer) watch(pk string, ck [32]byte, until time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.watchers[pk] = lease{ck: ck, until: until}
+}
+
+// unwatch stops frames to a device (the hub refused one: revoked, expired).
+func (o *observer) unwatch(pk string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.watchers, pk)
+}
+
+// recipients is the owner, then every device whose lease runs at now.
+func (o *observer) recipients(now time.Time) []recipient {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := []recipient{o.owner}
+	for pk, l := range o.watchers {
+		if now.After(l.until) {
+			delete(o.watchers, pk)
+			continue
+		}
+		out = append(out, recipient{pk, l.ck})
+	}
+	return out
 }
 
 // add queues one raw line of a turn. Consecutive text chunks of the same kind
@@ -142,16 +187,21 @@ func (o *observer) send(ctx context.Context, pf *pendingFrame) {
 	if pf.n > 1 {
 		f.Msg = withChunkText(f.Msg, pf.text.String())
 	}
-	ev, err := SealFrame(f, o.ck, o.owner)
-	if err != nil { // too large: keep the frame (and its seq) with a stub
+	if _, err := SealFrame(f, o.owner.ck, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
 		f.Msg, _ = json.Marshal(map[string]any{"truncated": len(f.Msg)})
-		if ev, err = SealFrame(f, o.ck, o.owner); err != nil {
+	}
+	for _, to := range o.recipients(time.Now()) {
+		ev, err := SealFrame(f, to.ck, to.pk)
+		if err != nil {
 			return
 		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = o.publish(pctx, ev) // ephemeral: a frame lost with the connection shows as a seq gap
+		cancel()
+		if to.pk != o.owner.pk && errors.Is(err, client.ErrAuth) {
+			o.unwatch(to.pk) // the hub no longer lets this device receive frames
+		}
 	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	o.publish(pctx, ev) // ephemeral: a frame lost with the connection shows as a seq gap
 }
 
 // withChunkText rewrites a chunk notification's text (coalesced frames).

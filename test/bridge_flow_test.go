@@ -148,17 +148,31 @@ func TestBridgeDirectMessage(t *testing.T) {
 	}
 }
 
-// `hive agent watch` in line mode (stdout is a pipe): the owner sees the
-// prompt, the permission request with its id, the text and the stop reason.
+// `hive agent watch` in line mode (stdout is a pipe): the owner, and a paired
+// device of the owner with its own key, see the prompt, the permission
+// request with its id, the text and the stop reason.
 func TestAgentWatchLines(t *testing.T) {
+	for _, who := range []string{"owner", "device"} {
+		t.Run(who, func(t *testing.T) { agentWatchLines(t, who) })
+	}
+}
+
+func agentWatchLines(t *testing.T, who string) {
 	e := newBridgeEnv(t)
 	e.scripted(t, `permissions = "allow"`)
 	b := e.start(t)
-	aliceKey := filepath.Join(e.dir, "alice.key")
-	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
-	identity.SaveKeyFile(aliceKey, keys, identity.SaveOptions{})
-	cmd := exec.Command(binary(t), "agent", "watch", e.agent.pk, "--key", aliceKey, "--hub", e.h.URL)
+	sk, extra := e.alice.sk, []string{}
+	if who == "device" {
+		d := e.pairDevice(t, e.alice)
+		sk, extra = d.sk, []string{"--auth-tag", identity.TagJSON(d.tag)}
+	}
+	keyFile := filepath.Join(e.dir, who+".key")
+	keys, _ := identity.KeysFromSecretHex(sk)
+	identity.SaveKeyFile(keyFile, keys, identity.SaveOptions{})
+	cmd := exec.Command(binary(t), append([]string{"agent", "watch", e.agent.pk, "--key", keyFile, "--hub", e.h.URL}, extra...)...)
 	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +185,10 @@ func TestAgentWatchLines(t *testing.T) {
 		}
 		close(lines)
 	}()
-	time.Sleep(time.Second) // the watch subscribes
+	time.Sleep(time.Second) // the watch subscribes (and a device's lease reaches the bridge)
 	m := e.mention(t, e.a, e.alice, "room", "watch me [[tool]] [[permission]]")
 	e.waitReply(t, "room", m.ID, 20*time.Second, b)
-	// the owner's client may get frames out of order: look for each line
+	// the client may get frames out of order: look for each line
 	want := map[string]bool{"prompt: [mention by": true, "tool: read a file [completed]": true, "permission: run a shell command (request": true,
 		"answered: allow": true, "text: ": true, "stop: end_turn": true}
 	var got []string
@@ -183,7 +197,7 @@ func TestAgentWatchLines(t *testing.T) {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("watch exited; lines so far:\n%s", strings.Join(got, "\n"))
+				t.Fatalf("watch exited (%s); lines so far:\n%s", stderr.String(), strings.Join(got, "\n"))
 			}
 			got = append(got, l)
 			for w := range want {

@@ -198,9 +198,16 @@ type frameWatch struct {
 
 func (e *bridgeEnv) watchFrames(t testing.TB) *frameWatch {
 	t.Helper()
-	r := e.h.as(t, e.alice)
-	fw := &frameWatch{t: t, r: r, ck: e.ck, frames: make(chan agentbridge.Frame, 4096)}
-	r.send([]any{"REQ", "frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {e.alice.pk}}}})
+	return e.watchFramesAs(t, e.alice, e.ck)
+}
+
+// watchFramesAs subscribes as who (authenticating with extra tags) to the
+// frames addressed to who, opened with ck.
+func (e *bridgeEnv) watchFramesAs(t testing.TB, who key, ck [32]byte, extra ...nostr.Tag) *frameWatch {
+	t.Helper()
+	r := e.h.as(t, who, extra...)
+	fw := &frameWatch{t: t, r: r, ck: ck, frames: make(chan agentbridge.Frame, 4096)}
+	r.send([]any{"REQ", "frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {who.pk}}}})
 	go func() {
 		r.ws.SetReadDeadline(time.Time{}) // auth left a deadline behind
 		for {
@@ -256,11 +263,20 @@ func method(f agentbridge.Frame) string {
 // control sends an owner control frame to the agent.
 func (e *bridgeEnv) control(t testing.TB, c agentbridge.Control) {
 	t.Helper()
-	ev, err := agentbridge.SealFrame(c, e.ck, e.agent.pk)
+	e.a.must(e.controlFrom(t, e.alice, c))
+}
+
+// controlFrom seals and signs a control frame from k to the agent.
+func (e *bridgeEnv) controlFrom(t testing.TB, k key, c agentbridge.Control) *nostr.Event {
+	t.Helper()
+	ck, err := nip44.GenerateConversationKey(e.agent.pk, k.sk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev.PubKey = e.alice.pk
-	ev.Sign(e.alice.sk)
-	e.a.must(ev)
+	ev, err := agentbridge.SealFrame(c, ck, e.agent.pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Sign(k.sk)
+	return ev
 }

@@ -41,14 +41,19 @@ func (w *watcher) control(ctx context.Context, c agentbridge.Control) error {
 func newAgentWatchCmd() *cobra.Command {
 	var plain bool
 	cmd := &cobra.Command{
-		Use:   "watch AGENT --key OWNER_KEYFILE",
+		Use:   "watch AGENT --key OWNER_OR_DEVICE_KEYFILE",
 		Short: "Watch an agent's turns live (observer frames) and answer its permission requests",
 		Long: `Subscribe to the observer frames an agent's bridge sends its owner, decrypt
 them and show a live transcript: message text, thoughts, tool calls with their
 status, the plan, and permission requests. On a terminal, press 1-9 to pick
 an option of the oldest pending permission request, c to cancel the running
 turn, q to quit. When stdout is not a terminal (or with --plain) one line is
-printed per change; --json prints every decrypted frame as one JSON line.`,
+printed per change; --json prints every decrypted frame as one JSON line.
+
+The key is the agent's owner's, or a paired device's of the owner (hive pair /
+hive join; its profile holds the attestation, or give --auth-tag): a device
+asks the bridge for the frames with a watch control frame, renewed every 2
+minutes while it watches.`,
 		Example: `  hive agent watch npub1... --key owner.key --hub ws://127.0.0.1:7447
   hive agent watch npub1... --json | jq .msg.method     # with the current profile`,
 		Args: exactArgs(1, "AGENT"),
@@ -72,6 +77,11 @@ printed per change; --json prints every decrypted frame as one JSON line.`,
 			}
 			w := &watcher{s: s, agent: agent, ck: ck}
 			frames, errc := w.frames(ctx)
+			if s.t.authTag != nil { // an attested key: a paired device of the owner asks for the frames
+				if err := w.leaseFrames(ctx); err != nil {
+					return err
+				}
+			}
 			out := cmd.OutOrStdout()
 			switch {
 			case jsonOutput(cmd):
@@ -85,6 +95,28 @@ printed per change; --json prints every decrypted frame as one JSON line.`,
 	addTimeoutFlag(cmd, 10*time.Second)
 	cmd.Flags().BoolVar(&plain, "plain", false, "print one line per change even on a terminal")
 	return cmd
+}
+
+// leaseFrames asks the agent's bridge for observer frames (a paired
+// device's watch control frame) and keeps renewing the lease until ctx ends.
+func (w *watcher) leaseFrames(ctx context.Context) error {
+	watch := agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}
+	if err := w.control(ctx, watch); err != nil {
+		return withHint(err, "only the agent's owner and the owner's paired devices (hive pair / hive join) can watch an agent")
+	}
+	go func() {
+		tick := time.NewTicker(agentbridge.WatchRenew)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				w.control(ctx, watch) // a failure shows as missing frames; the next tick retries
+			}
+		}
+	}()
+	return nil
 }
 
 func isTerminal(w io.Writer) bool {

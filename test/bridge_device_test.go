@@ -1,0 +1,124 @@
+package test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+)
+
+// pairedDevice is a key attested by an owner whose profile marks it a
+// paired device (what hive pair / hive join leave behind).
+type pairedDevice struct {
+	key
+	tag nostr.Tag
+	r   *raw
+}
+
+func (e *bridgeEnv) pairDevice(t testing.TB, owner key) pairedDevice {
+	t.Helper()
+	d := pairedDevice{key: newKey(t)}
+	d.tag = attest(t, owner, d.key, time.Hour)
+	d.r = e.h.as(t, d.key, d.tag)
+	d.r.must(d.sign(t, 0, `{"name":"phone","about":"hive device"}`, d.tag, nostr.Tag{"device"}))
+	return d
+}
+
+// Issue 11 item 6: a paired device of the owner watches the agent (a watch
+// control frame) and answers its permission request; a revoked device, bob
+// and bob's device are refused by the hub, and the revoked device's control
+// has no effect (the request times out).
+func TestBridgeDeviceControl(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t, `permissions = "ask"`, `permission_timeout = "4s"`)
+	b := e.start(t)
+	phone := e.pairDevice(t, e.alice)
+	lost := e.pairDevice(t, e.alice)
+	bobs := e.pairDevice(t, e.bob)
+	phoneCK, _ := nip44.GenerateConversationKey(e.agent.pk, phone.sk)
+	fw := e.watchFramesAs(t, phone.key, phoneCK, phone.tag)
+	phone.r.must(e.controlFrom(t, phone.key, agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}))
+	lost.r.must(e.controlFrom(t, lost.key, agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}))
+	time.Sleep(300 * time.Millisecond) // the bridge checks the device on the hub
+
+	// The device sees the request in its own frames and approves it.
+	m1 := e.mention(t, e.a, e.alice, "room", "from the phone [[permission]]")
+	session, id, allow := permissionRequest(t, fw)
+	approve := agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow}
+	e.b.refused(e.controlFrom(t, e.bob, approve), "restricted:")
+	bobs.r.refused(e.controlFrom(t, bobs.key, approve), "restricted:")
+	phone.r.must(e.controlFrom(t, phone.key, approve))
+	if r := e.waitReply(t, "room", m1.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
+		t.Fatalf("permission approved by the device: reply %q", r.Content)
+	}
+
+	// Revoked: cut off by the hub; its approval never reaches the bridge and
+	// the request times out.
+	aliceKeys, _ := identity.KeysFromSecretHex(e.alice.sk)
+	rev, err := identity.NewRevocation(aliceKeys, lost.pk, "lost", time.Now().Unix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.a.must(rev)
+	m2 := e.mention(t, e.a, e.alice, "room", "after the revocation [[permission]]")
+	session, id, allow = permissionRequest(t, fw)
+	again := dialRaw(t, e.h.URL)
+	if ok, msg := again.authWith(lost.key, e.h.URL, 0, lost.tag); ok || !strings.HasPrefix(msg, "restricted:") {
+		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
+	}
+	again.refused(e.controlFrom(t, lost.key, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow}), "auth-required:")
+	if r := e.waitReply(t, "room", m2.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: reject") {
+		t.Fatalf("after the revoked device's approval: reply %q, want the timeout's reject", r.Content)
+	}
+	if logs := b.logs(); !strings.Contains(logs, "paired device watches the agent") {
+		t.Fatalf("the bridge did not take the device's watch:\n%s", logs)
+	}
+}
+
+// The bridge's own check of a control frame's author, against the real hub:
+// only a live paired device of the owner passes.
+func TestBridgeLiveDeviceCheck(t *testing.T) {
+	e := newBridgeEnv(t)
+	phone := e.pairDevice(t, e.alice)
+	lost := e.pairDevice(t, e.alice)
+	bobs := e.pairDevice(t, e.bob)
+	sibling := newKey(t)
+	stag := attest(t, e.alice, sibling, time.Hour)
+	e.h.as(t, sibling, stag).must(sibling.sign(t, 0, `{"name":"sibling","bot":true}`, stag, nostr.Tag{"bot"}))
+	aliceKeys, _ := identity.KeysFromSecretHex(e.alice.sk)
+	rev, _ := identity.NewRevocation(aliceKeys, lost.pk, "lost", time.Now().Unix())
+	e.a.must(rev)
+
+	agentKeys, _ := identity.KeysFromSecretHex(e.agent.sk)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tag := attest(t, e.alice, e.agent, time.Hour)
+	h, err := agentbridge.DialClient(ctx, agentbridge.Target{URLs: []string{e.h.URL}}, agentKeys, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, c := range []struct {
+		name, pk, want string
+	}{
+		{"live device", phone.pk, ""},
+		{"revoked device", lost.pk, "revoked"},
+		{"bob's device", bobs.pk, "another owner"},
+		{"sibling agent", sibling.pk, "device"},
+		{"bob", e.bob.pk, "no profile"},
+	} {
+		err := agentbridge.LiveDevice(ctx, h, e.alice.pk, c.pk, time.Now())
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// An expired attestation does not hold now.
+	if err := agentbridge.LiveDevice(ctx, h, e.alice.pk, phone.pk, time.Now().Add(2*time.Hour)); err == nil {
+		t.Error("a device whose attestation has expired passed")
+	}
+}
