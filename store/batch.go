@@ -6,14 +6,14 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// ApplyBatch is the apply loop both logs' writers share. It runs apply on
+// applyBatch is the apply loop both logs' writers share. It runs apply on
 // each write of batch in order and records the result with setErr. A write
 // refused for want of an event queued later in the batch (Rejection.Needs)
 // is tried again right after that event: a refusal has written nothing, so
 // nothing needs undoing. It returns the index of the first write that failed
 // outright (not a refusal), or -1. saves names the event a write stores
 // ("" for other operations).
-func ApplyBatch[W any](batch []W, apply func(W) error, setErr func(W, error), saves func(W) string) int {
+func applyBatch[W any](batch []W, apply func(W) error, setErr func(W, error), saves func(W) string) int {
 	moves := 0
 	for i := 0; i < len(batch); i++ {
 		w := batch[i]
@@ -49,9 +49,17 @@ func IsRefusal(err error) bool {
 	return errors.As(err, &r) || errors.Is(err, ErrDuplicate)
 }
 
-// NotifyCommitted tells the projector, if it wants to know, which events a
+// NotifyRolledBack tells the projector, if it caches, that writes it saw
+// were undone, or that the tables moved under it (another instance wrote).
+func NotifyRolledBack(p Projector) {
+	if rb, ok := p.(interface{ RolledBack() }); ok {
+		rb.RolledBack()
+	}
+}
+
+// notifyCommitted tells the projector, if it wants to know, which events a
 // commit stored, before any caller hears of them.
-func NotifyCommitted(p Projector, evs []*nostr.Event) {
+func notifyCommitted(p Projector, evs []*nostr.Event) {
 	if cm, ok := p.(interface{ Committed([]*nostr.Event) }); ok {
 		cm.Committed(evs)
 	}

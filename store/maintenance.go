@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// Maintenance is a store's background loop (the expiry sweep): it runs a job
-// at a fixed interval until stopped. The store that starts it stops it in
-// Close, so whoever opens a store never runs its upkeep.
+// Maintenance is a store's background loop (the expiry sweep, SQLite's WAL
+// checkpoints): it runs a job at a fixed interval until stopped. The store
+// that starts it stops it in Close, so whoever opens a store never runs its
+// upkeep.
 type Maintenance struct {
 	once sync.Once
 	quit chan struct{}

@@ -3,6 +3,8 @@ package store
 import (
 	"database/sql"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -95,4 +97,38 @@ func QueriedKinds(filters []nostr.Filter) []int {
 		ks = append(ks, f.Kinds...)
 	}
 	return ks
+}
+
+// scopeSQL renders the scope as one condition on the events row e of a
+// query for kinds ks (nil: any kind), or "" when the scope cannot exclude any
+// row of those kinds. Only the gates of the kinds asked for are rendered.
+func (c *Core) scopeSQL(sc *Scope, ks []int, a *Args) string {
+	authorOnly, recipientOnly, other := sc.Gates(ks)
+	var cases []string
+	if len(authorOnly) > 0 {
+		cases = append(cases, "WHEN e.kind IN ("+intList(authorOnly)+") THEN e.pubkey = "+a.Add(sc.Reader))
+	}
+	if len(recipientOnly) > 0 {
+		cases = append(cases, "WHEN e.kind IN ("+intList(recipientOnly)+") THEN (e.pubkey = "+a.Add(sc.Reader)+" OR EXISTS "+
+			"(SELECT 1 FROM tags s WHERE s.name = 'p' AND s.value = "+a.Add(sc.Reader)+" AND s.created_at = e.created_at AND s.seq = e.seq))")
+	}
+	channel := ""
+	if hidden := c.storable(sc.Hidden); other && len(hidden) > 0 {
+		channel = "(e.channel IS NULL OR " + c.db.In(a, "e.channel", hidden, true) + ")"
+	}
+	switch {
+	case len(cases) == 0:
+		return channel
+	case channel == "":
+		channel = "TRUE"
+	}
+	return "(CASE " + strings.Join(cases, " ") + " ELSE " + channel + " END)"
+}
+
+func intList(ks []int) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = strconv.Itoa(k)
+	}
+	return strings.Join(s, ",")
 }

@@ -19,53 +19,40 @@ import (
 	"time"
 
 	"github.com/ainb/hive/store"
-	"github.com/ainb/hive/store/groupcommit"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-func defaults(o *store.Options) {
-	if o.Readers <= 0 {
-		o.Readers = 8
-	}
-	if o.DefaultLimit <= 0 {
-		o.DefaultLimit = 500
-	}
-	if o.MaxLimit <= 0 {
-		o.MaxLimit = 5000
-	}
-	if o.SweepEvery == 0 {
-		o.SweepEvery = time.Minute
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Log == nil {
-		o.Log = func(string, error) {}
-	}
-}
-
 // Store is the PostgreSQL event log. Create it with Open.
 type Store struct {
+	*store.Core
+	db     *db
 	opts   store.Options
 	cfg    *pgx.ConnConfig
-	w      *sql.DB // one connection, used by the writer goroutine only
 	r      *sql.DB // reader pool
-	queue  *groupcommit.Queue[*write]
-	upkeep *store.Maintenance
-
-	// lastSeq is the highest sequence number this store saw in the log when
-	// its writer last held the write lock (writer goroutine only): a higher
-	// one next time means another instance wrote in between.
-	lastSeq int64
-	own     ownSeqs
-	origin  string // this store's name on the ephemeral channel
+	own    *ownSeqs
+	origin string // this store's name on the ephemeral channel
 }
 
 var (
 	_ store.Log      = (*Store)(nil)
 	_ store.Follower = (*Store)(nil)
 )
+
+// db is the database under the log: store.Core's Backend.
+type db struct {
+	opts store.Options
+	w    *sql.DB // one connection, used by the writer goroutine only
+	r    *sql.DB // reader pool
+
+	// lastSeq is the highest sequence number this store saw in the log when
+	// its writer last held the write lock (writer goroutine only): a higher
+	// one next time means another instance wrote in between.
+	lastSeq int64
+	own     *ownSeqs
+}
+
+var _ store.Backend = (*db)(nil)
 
 // writeLock is the advisory lock key every write transaction holds.
 const writeLock = 0x68697665 // "hive"
@@ -75,7 +62,10 @@ const writeLock = 0x68697665 // "hive"
 // uses the batching, limits, reader count, sweep interval, projector, clock
 // and log; the SQLite-only settings are ignored.
 func Open(ctx context.Context, dsn string, opts store.Options) (*Store, error) {
-	defaults(&opts)
+	if opts.Readers <= 0 {
+		opts.Readers = 8
+	}
+	opts.Defaults()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
@@ -95,27 +85,19 @@ func Open(ctx context.Context, dsn string, opts store.Options) (*Store, error) {
 	r := stdlib.OpenDB(*rcfg)
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
-	s := &Store{opts: opts, cfg: cfg, w: w, r: r, own: ownSeqs{m: map[int64]bool{}}, origin: rand.Text()}
-	if err := s.migrate(ctx); err != nil {
+	d := &db{opts: opts, w: w, r: r, own: &ownSeqs{m: map[int64]bool{}}}
+	if err := d.migrate(ctx); err != nil {
 		w.Close()
 		r.Close()
 		return nil, err
 	}
-	s.queue = groupcommit.New(groupcommit.Options{MaxBatch: opts.MaxBatch, QueueSize: opts.QueueSize, Window: opts.CommitWindow, WindowBatch: opts.WindowBatch}, s.commit)
-	s.upkeep = store.StartMaintenance(opts.SweepEvery, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := s.SweepExpired(ctx); err != nil {
-			s.opts.Log("sweeping expired events failed", err)
-		}
-	})
-	return s, nil
+	return &Store{Core: store.NewCore(d, opts), db: d, opts: opts, cfg: cfg, r: r, own: d.own, origin: rand.Text()}, nil
 }
 
 // migrate creates the schema under the write lock, so instances starting
 // together do not race on it.
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (d *db) migrate(ctx context.Context) error {
+	tx, err := d.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
@@ -123,9 +105,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	all := append([]string{}, schema...)
-	if s.opts.Projector != nil {
-		all = append(all, s.opts.Projector.Schema()...)
+	all := schema()
+	if d.opts.Projector != nil {
+		all = append(all, d.opts.Projector.Schema()...)
 	}
 	t := &Tx{tx: tx}
 	for _, stmt := range all {
@@ -137,20 +119,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// Close stops accepting writes, commits everything queued, stops the
-// maintenance loop and closes the connections.
-func (s *Store) Close() {
-	s.upkeep.Stop()
-	s.queue.Close()
-	s.r.Close()
-	s.w.Close()
+// Close closes the connections once the writer has stopped (store.Core.Close).
+func (d *db) Close() {
+	d.r.Close()
+	d.w.Close()
 }
-
-// Init satisfies eventstore.Store; Open already did the work.
-func (s *Store) Init() error { return nil }
-
-// Limits reports the default and maximum limit the store applies to a filter.
-func (s *Store) Limits() (def, max int) { return s.opts.DefaultLimit, s.opts.MaxLimit }
 
 // Reader reads with ? placeholders, rewritten to $n.
 func (s *Store) Reader() store.Reader { return reader{s.r} }
@@ -170,36 +143,6 @@ func (r reader) QueryRow(q string, args ...any) *sql.Row {
 // 32-bit INTEGER, so they become BIGINT.
 func portable(ddl string) string {
 	return strings.ReplaceAll(ddl, " INTEGER ", " BIGINT ")
-}
-
-// schema mirrors the SQLite log's. Text the log orders or matches by is
-// compared bytewise (COLLATE "C"), as SQLite does, whatever the database's
-// locale.
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS events (
-		seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-		id         TEXT COLLATE "C" NOT NULL UNIQUE,
-		pubkey     TEXT COLLATE "C" NOT NULL,
-		created_at BIGINT  NOT NULL,
-		kind       INTEGER NOT NULL,
-		d          TEXT COLLATE "C",
-		expiration BIGINT,
-		raw        TEXT    NOT NULL,
-		channel    TEXT COLLATE "C"
-	)`,
-	`CREATE INDEX IF NOT EXISTS events_created ON events (created_at)`,
-	`CREATE INDEX IF NOT EXISTS events_pubkey ON events (pubkey, created_at)`,
-	`CREATE INDEX IF NOT EXISTS events_kind ON events (kind, created_at)`,
-	`CREATE INDEX IF NOT EXISTS events_addr ON events (pubkey, kind, d) WHERE d IS NOT NULL`,
-	`CREATE INDEX IF NOT EXISTS events_expiration ON events (expiration) WHERE expiration IS NOT NULL`,
-	`CREATE TABLE IF NOT EXISTS tags (
-		name       TEXT COLLATE "C" NOT NULL,
-		value      TEXT COLLATE "C" NOT NULL,
-		created_at BIGINT NOT NULL,
-		seq        BIGINT NOT NULL,
-		PRIMARY KEY (name, value, created_at, seq)
-	)`,
-	`CREATE INDEX IF NOT EXISTS tags_seq ON tags (seq)`,
 }
 
 // Analyze refreshes the planner's statistics of the log's tables. Autovacuum

@@ -2,10 +2,11 @@ package postgres
 
 import (
 	"database/sql"
-
-	"github.com/ainb/hive/store"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ainb/hive/store"
 )
 
 // Tx is the write transaction handed to projectors. Its methods take SQL with
@@ -13,9 +14,60 @@ import (
 // log, and rewrite them to PostgreSQL's $n.
 type Tx struct {
 	tx *sql.Tx
+	d  *db
 }
 
-var _ store.WriteTx = (*Tx)(nil)
+var _ store.CommitTx = (*Tx)(nil)
+
+// Begin starts a write transaction holding the cluster-wide write lock. If
+// another instance committed since this writer last held it, the projector
+// drops what it cached: the tables moved under it.
+func (d *db) Begin() (store.CommitTx, error) {
+	sqlTx, err := d.w.Begin()
+	if err != nil {
+		return nil, err
+	}
+	var top int64
+	if _, err = sqlTx.Exec(`SELECT pg_advisory_xact_lock($1)`, writeLock); err == nil {
+		err = sqlTx.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&top)
+	}
+	if err != nil {
+		sqlTx.Rollback()
+		return nil, err
+	}
+	if top != d.lastSeq {
+		d.lastSeq = top
+		store.NotifyRolledBack(d.opts.Projector)
+	}
+	return &Tx{tx: sqlTx, d: d}, nil
+}
+
+// Commit commits, announcing the highest sequence number stored to the
+// other instances with the commit. The sequence numbers are marked as this
+// process's before any follower can see them.
+func (t *Tx) Commit(seqs []int64) error {
+	var err error
+	if len(seqs) > 0 {
+		t.d.own.add(seqs)
+		_, err = t.tx.Exec(`SELECT pg_notify($1, $2)`, Channel, strconv.FormatInt(slices.Max(seqs), 10))
+	}
+	if err == nil {
+		err = t.tx.Commit()
+	} else {
+		t.tx.Rollback()
+	}
+	if err != nil {
+		t.d.own.drop(seqs)
+		return err
+	}
+	if len(seqs) > 0 {
+		t.d.lastSeq = max(t.d.lastSeq, slices.Max(seqs))
+	}
+	return nil
+}
+
+// Rollback is sql.Tx.Rollback.
+func (t *Tx) Rollback() error { return t.tx.Rollback() }
 
 // Exec is sql.Tx.Exec with ? placeholders.
 func (t *Tx) Exec(q string, args ...any) (sql.Result, error) {

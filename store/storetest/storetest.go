@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore New) {
 		{"Replaceable", replaceable},
 		{"Deletion", deletion},
 		{"DeletionByAddressIsStrict", deletionByAddressIsStrict},
+		{"DeletionOfManyEvents", deletionOfMany},
 		{"Expiration", expiration},
 		{"ConcurrentWritesPersist", concurrentWritesPersist},
 		{"AsyncOKOnlyAfterCommit", asyncOKOnlyAfterCommit},
@@ -336,6 +337,42 @@ func deletion(t *testing.T, newStore New) {
 	}
 	if err := s.SaveEvent(ctx, theirs); !isDuplicate(err) {
 		t.Fatalf("b's event after a's deletion named it: %v, want it still stored (duplicate)", err)
+	}
+}
+
+// deletionOfMany: one deletion naming 150 events (more than any backend
+// binds one by one) deletes exactly its author's, and a filter of as many
+// ids finds exactly what is left.
+func deletionOfMany(t *testing.T, newStore New) {
+	s := open(t, newStore, Options{})
+	a, b := NewSigner(t), NewSigner(t)
+	var named, left []string
+	tags := nostr.Tags{}
+	for i := 0; i < 150; i++ {
+		who, kind := a, 1
+		switch {
+		case i%3 == 1:
+			who = b // another author's: kept
+		case i%30 == 2:
+			kind = 5 // a deletion: kept
+		}
+		ev := who.Event(t, kind, int64(10+i), fmt.Sprint(i), nostr.Tag{"t", "many"})
+		mustSave(t, s, ev)
+		named = append(named, ev.ID)
+		if who == b || kind == 5 {
+			left = append(left, ev.ID)
+		}
+		tags = append(tags, nostr.Tag{"e", ev.ID})
+	}
+	mustSave(t, s, a.Event(t, 5, 500, "", tags...))
+	got := ids(t, s, nostr.Filter{IDs: named, Limit: 500})
+	slices.Sort(got)
+	slices.Sort(left)
+	if !slices.Equal(got, left) {
+		t.Fatalf("after one deletion of 150 events: %d of them left, want %d (the other author's and the deletions)", len(got), len(left))
+	}
+	if n, err := s.CountEvents(ctx, nostr.Filter{Tags: nostr.TagMap{"t": {"many"}}}); err != nil || n != int64(len(left)) {
+		t.Fatalf("counting what is left: %d, %v; want %d", n, err, len(left))
 	}
 }
 

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Backend is what an SQL event log leaves to its database; Core writes the
+// rules (saving, replacement, deletion, expiry, queries, read scopes) once
+// over it, with ? placeholders. The SQLite log (store/sqlite) and the
+// PostgreSQL log (store/postgres) implement it.
+type Backend interface {
+	Dialect
+	// Begin starts a write transaction on the writer's connection (the
+	// PostgreSQL log takes its cluster-wide write lock in it).
+	Begin() (CommitTx, error)
+	// Read runs a read-only query on the reader pool. A backend may run it
+	// without cancellation; the caller checks ctx between rows.
+	Read(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	// ReadRow runs a read-only query of one row, cancelled with ctx.
+	ReadRow(ctx context.Context, q string, args ...any) *sql.Row
+	// Close closes the database, once the writer has stopped.
+	Close()
+}
+
+// CommitTx is a write transaction Core commits or rolls back.
+type CommitTx interface {
+	WriteTx
+	// Commit commits the transaction, which stored the events of sequence
+	// numbers seqs (the PostgreSQL log announces them to other instances).
+	Commit(seqs []int64) error
+	Rollback() error
+}
+
+// Dialect is the SQL that differs between backends.
+type Dialect interface {
+	// TagJoin is the FROM clause that reads events e through the tag index
+	// t, with the tag index driving.
+	TagJoin() string
+	// In renders "col is one of vals" (not: "none of vals"), vals non-empty.
+	In(a *Args, col string, vals []string, not bool) string
+	// InInts renders "col is one of ks", ks non-empty.
+	InInts(a *Args, col string, ks []int) string
+	// HasTag renders "event e has a tag name with one of vals".
+	HasTag(a *Args, name string, vals []string) string
+	// Storable reports whether a text value can be stored at all; a filter
+	// value that cannot matches nothing.
+	Storable(v string) bool
+	// Refuse returns a Rejection for an event this database cannot hold, or nil.
+	Refuse(ev *nostr.Event) error
+	// Insert stores an event row and its tag rows and returns its sequence
+	// number, or ErrDuplicate (nothing written) if its id is stored.
+	Insert(tx WriteTx, row Row) (seq int64, err error)
+	// DeleteSeqs deletes events by sequence number, with their tag rows.
+	DeleteSeqs(tx WriteTx, seqs []int64) error
+}
+
+// Row is an event as the events table and the tag index hold it.
+type Row struct {
+	Event      *nostr.Event
+	Raw        string
+	D          *string // NULL for regular events
+	Expiration *int64
+	Channel    *string
+	Tags       [][2]string // IndexedTags
+}
+
+// Args collects the arguments of SQL written with ? placeholders.
+type Args []any
+
+// Add appends v and returns its placeholder.
+func (a *Args) Add(v any) string {
+	*a = append(*a, v)
+	return "?"
+}

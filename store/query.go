@@ -1,0 +1,254 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// QueryEvents streams the events matching f, newest first, ties by id.
+func (c *Core) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
+	evs, err := c.Query(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *nostr.Event, len(evs))
+	for _, ev := range evs {
+		ch <- ev
+	}
+	close(ch)
+	return ch, nil
+}
+
+// Query returns the events matching f, newest first, ties by id.
+func (c *Core) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	found, err := c.QueryRaw(ctx, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*nostr.Event, len(found))
+	for i, st := range found {
+		out[i] = st.Event
+	}
+	return out, nil
+}
+
+// QueryRaw is Query that also returns each event's stored JSON, narrowed to
+// what scope may read (nil: everything). A filter with no limit gets the
+// default limit; a larger limit than the maximum is clamped here, and the
+// relay refuses it before it gets this far.
+func (c *Core) QueryRaw(ctx context.Context, f nostr.Filter, scope *Scope) ([]Stored, error) {
+	limit := f.Limit
+	switch {
+	case f.LimitZero:
+		return nil, nil
+	case limit <= 0:
+		limit = c.opts.DefaultLimit
+	case limit > c.opts.MaxLimit:
+		limit = c.opts.MaxLimit
+	}
+	q, args, empty := c.buildQuery(f, scope, c.opts.Now().Unix())
+	if empty {
+		return nil, nil
+	}
+	rows, err := c.db.Read(ctx, q+" LIMIT "+strconv.Itoa(limit), args...)
+	if err != nil {
+		return nil, fmt.Errorf("error: query: %w", err)
+	}
+	defer rows.Close()
+	out := make([]Stored, 0, min(limit, 64))
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, fmt.Errorf("error: query: %w", err)
+		}
+		ev := &nostr.Event{}
+		if err := ev.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
+		}
+		// SQLite may compare text only up to a NUL byte, so values that differ
+		// after one can match: check every row against the filter itself.
+		if n := len(out); (n > 0 && out[n-1].Event.ID == ev.ID) || !f.Matches(ev) {
+			continue
+		}
+		out = append(out, Stored{ev, raw})
+	}
+	return out, rows.Err()
+}
+
+// CountEvents satisfies eventstore.Counter (NIP-45). It ignores limit.
+func (c *Core) CountEvents(ctx context.Context, f nostr.Filter) (int64, error) {
+	return c.CountFilters(ctx, []nostr.Filter{f}, nil)
+}
+
+// CountFilters counts the events matching any of filters (NIP-45), each event
+// once, among those scope may read (nil: all).
+func (c *Core) CountFilters(ctx context.Context, filters []nostr.Filter, scope *Scope) (int64, error) {
+	var ors []string
+	var args Args
+	now := c.opts.Now().Unix()
+	for _, f := range filters {
+		w, a, empty := c.conditions(f, tagNames(f), "", now)
+		if empty {
+			continue
+		}
+		ors = append(ors, "("+strings.Join(w, " AND ")+")")
+		args = append(args, a...)
+	}
+	if len(ors) == 0 {
+		return 0, nil
+	}
+	q := "SELECT COUNT(*) FROM events e WHERE (" + strings.Join(ors, " OR ") + ")"
+	if scope != nil {
+		if w := c.scopeSQL(scope, QueriedKinds(filters), &args); w != "" {
+			q += " AND " + w
+		}
+	}
+	var n int64
+	if err := c.db.ReadRow(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("error: count: %w", err)
+	}
+	return n, nil
+}
+
+// Unreadable returns the first of ids that is stored but outside scope, or "".
+func (c *Core) Unreadable(ctx context.Context, ids []string, scope *Scope) (string, error) {
+	ids = c.storable(ids)
+	if scope == nil || len(ids) == 0 {
+		return "", nil
+	}
+	var args Args
+	in := c.db.In(&args, "e.id", ids, false)
+	w := c.scopeSQL(scope, nil, &args)
+	if w == "" {
+		return "", nil
+	}
+	rows, err := c.db.Read(ctx, "SELECT e.id FROM events e WHERE "+in+" AND NOT "+w+" LIMIT 1", args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var id string
+	if rows.Next() {
+		err = rows.Scan(&id)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return id, err
+}
+
+// buildQuery turns a NIP-01 filter into SQL. A single-valued tag condition
+// drives the query through the tag index in created_at order, so a channel's
+// history is read backwards from the index without sorting the channel.
+// empty reports a filter that can match nothing (an empty list).
+func (c *Core) buildQuery(f nostr.Filter, scope *Scope, now int64) (q string, args Args, empty bool) {
+	names := tagNames(f)
+	driver := ""
+	for _, n := range names {
+		if len(c.storable(f.Tags[n])) == 1 {
+			driver = n
+			break
+		}
+	}
+	w, a, empty := c.conditions(f, names, driver, now)
+	if empty {
+		return "", nil, true
+	}
+	var where []string
+	from, order := "events e", "e.created_at DESC, e.id"
+	if driver != "" {
+		from, order = c.db.TagJoin(), "t.created_at DESC, e.id"
+		where = append(where, "t.name = "+args.Add(driver), "t.value = "+args.Add(c.storable(f.Tags[driver])[0]))
+		if f.Since != nil {
+			where = append(where, "t.created_at >= "+args.Add(int64(*f.Since)))
+		}
+		if f.Until != nil {
+			where = append(where, "t.created_at <= "+args.Add(int64(*f.Until)))
+		}
+	}
+	where = append(where, w...)
+	args = append(args, a...)
+	if scope != nil {
+		if w := c.scopeSQL(scope, f.Kinds, &args); w != "" {
+			where = append(where, w)
+		}
+	}
+	return "SELECT e.raw FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY " + order, args, false
+}
+
+// conditions renders every filter field except the driving tag. A value the
+// backend cannot store cannot be stored either, so it matches nothing.
+func (c *Core) conditions(f nostr.Filter, names []string, driver string, now int64) (where []string, a Args, empty bool) {
+	if f.IDs != nil {
+		ids := c.storable(f.IDs)
+		if len(ids) == 0 {
+			return nil, nil, true
+		}
+		where = append(where, c.db.In(&a, "e.id", ids, false))
+	}
+	if f.Authors != nil {
+		authors := c.storable(f.Authors)
+		if len(authors) == 0 {
+			return nil, nil, true
+		}
+		where = append(where, c.db.In(&a, "e.pubkey", authors, false))
+	}
+	if f.Kinds != nil {
+		if len(f.Kinds) == 0 {
+			return nil, nil, true
+		}
+		where = append(where, c.db.InInts(&a, "e.kind", f.Kinds))
+	}
+	for _, n := range names {
+		vals := c.storable(f.Tags[n])
+		if len(vals) == 0 || !c.db.Storable(n) {
+			return nil, nil, true
+		}
+		if n != driver {
+			where = append(where, c.db.HasTag(&a, n, vals))
+		}
+	}
+	if f.Since != nil {
+		where = append(where, "e.created_at >= "+a.Add(int64(*f.Since)))
+	}
+	if f.Until != nil {
+		where = append(where, "e.created_at <= "+a.Add(int64(*f.Until)))
+	}
+	where = append(where, "(e.expiration IS NULL OR e.expiration > "+a.Add(now)+")")
+	return where, a, false
+}
+
+// storable keeps the values the backend can store.
+func (c *Core) storable(vs []string) []string {
+	for i, v := range vs {
+		if !c.db.Storable(v) {
+			out := append([]string(nil), vs[:i]...)
+			for _, v := range vs[i+1:] {
+				if c.db.Storable(v) {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+	}
+	return vs
+}
+
+// tagNames lists the filter's tag names in a stable order, so equal filters
+// produce equal SQL.
+func tagNames(f nostr.Filter) []string {
+	names := make([]string, 0, len(f.Tags))
+	for n := range f.Tags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
