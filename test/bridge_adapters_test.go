@@ -48,13 +48,10 @@ func TestBridgeClaudeAgentACP(t *testing.T) {
 	e := newBridgeEnv(t)
 	home := filepath.Join(e.dir, "home")
 	os.MkdirAll(home, 0o700)
-	work := filepath.Join(e.dir, "work")
-	os.MkdirAll(work, 0o755)
 	e.config(t, []string{bin},
 		fmt.Sprintf(`env = { HOME = %q, ANTHROPIC_API_KEY = "sk-mock", ANTHROPIC_BASE_URL = %q, DISABLE_TELEMETRY = "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1", IS_SANDBOX = "" }`, home, mock.URL),
 		`mode = "default"`, `permissions = "ask"`, `permission_timeout = "90s"`, `turn_timeout = "3m"`, `idle_timeout = "2m"`)
-	cfg, _ := os.ReadFile(e.configPath)
-	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), `cwd = "."`, fmt.Sprintf("cwd = %q", work), 1)), 0o600)
+	work := e.workDir(t)
 	b := e.start(t)
 	fw := e.watchFrames(t)
 

@@ -95,6 +95,16 @@ func (e *bridgeEnv) config(t testing.TB, command []string, agentLines ...string)
 	}
 }
 
+// workDir makes DIR/work and sets it as the agent's cwd in the config.
+func (e *bridgeEnv) workDir(t testing.TB) string {
+	t.Helper()
+	work := filepath.Join(e.dir, "work")
+	os.MkdirAll(work, 0o755)
+	cfg, _ := os.ReadFile(e.configPath)
+	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), `cwd = "."`, fmt.Sprintf("cwd = %q", work), 1)), 0o600)
+	return work
+}
+
 // scripted configures the scripted agent.
 func (e *bridgeEnv) scripted(t testing.TB, agentLines ...string) {
 	t.Helper()
@@ -172,6 +182,27 @@ func (e *bridgeEnv) waitReply(t testing.TB, channel, id string, within time.Dura
 	}
 	t.Fatalf("no reply to %s within %v; bridge log:\n%s", id, within, b.logs())
 	return nil
+}
+
+// replyTags checks a reply's threading: h = channel, NIP-10 e tags naming
+// root and the mention, p = the asker.
+func replyTags(t testing.TB, reply *nostr.Event, channel, root, mention, asker string) {
+	t.Helper()
+	want := map[string]bool{"h " + channel: false, "e " + root + " root": false, "e " + mention + " reply": false, "p " + asker: false}
+	for _, tg := range reply.Tags {
+		k := strings.Join(tg, " ")
+		if len(tg) >= 4 && tg[0] == "e" {
+			k = tg[0] + " " + tg[1] + " " + tg[3]
+		}
+		if _, ok := want[k]; ok {
+			want[k] = true
+		}
+	}
+	for k, ok := range want {
+		if !ok {
+			t.Errorf("reply lacks tag %q: %v", k, reply.Tags)
+		}
+	}
 }
 
 // repliesTo counts the agent's replies that name id as their reply target.

@@ -24,21 +24,7 @@ func TestBridgeMentionReplyAndFrames(t *testing.T) {
 	if !strings.Contains(reply.Content, "hello agent") || !strings.HasPrefix(reply.Content, "heard 1:") {
 		t.Fatalf("reply content %q", reply.Content)
 	}
-	want := map[string]bool{"h room": false, "e " + root.ID + " root": false, "e " + m.ID + " reply": false, "p " + e.alice.pk: false}
-	for _, tg := range reply.Tags {
-		k := strings.Join(tg, " ")
-		if len(tg) >= 4 && tg[0] == "e" {
-			k = tg[0] + " " + tg[1] + " " + tg[3]
-		}
-		if _, ok := want[k]; ok {
-			want[k] = true
-		}
-	}
-	for k, ok := range want {
-		if !ok {
-			t.Errorf("reply lacks tag %q: %v", k, reply.Tags)
-		}
-	}
+	replyTags(t, reply, "room", root.ID, m.ID, e.alice.pk)
 	// The owner's frames: the prompt out, the text in, seq without gaps.
 	frames := fw.until(10*time.Second, func(f agentbridge.Frame) bool {
 		return f.Dir == "in" && strings.Contains(string(f.Msg), `"stopReason"`)

@@ -1,72 +1,36 @@
-// Package mockmodel is a mock of the Anthropic messages API for running real
-// ACP adapters (claude-agent-acp) through full turns with no credentials:
-// POST /v1/messages (streaming SSE or JSON) and /v1/messages/count_tokens,
-// on 127.0.0.1.
-//
-// A turn whose newest user text contains "[[shell]]" (and that offers a Bash
-// tool) is answered with a Bash tool call running ShellCommand; the request
-// carrying its tool_result is answered with "the command ran". Everything
-// else is answered with Text.
 package mockmodel
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 )
 
-// Anthropic is a running mock.
+// Anthropic is a running mock of the Anthropic messages API.
 type Anthropic struct {
-	URL          string // base URL, for ANTHROPIC_BASE_URL
+	*server
 	Text         string // the answer to a plain prompt
 	ShellCommand string // the command of the [[shell]] tool call
-
-	srv *http.Server
-	mu  sync.Mutex
-	log []string // one line per request: path and what was answered
 }
 
-// StartAnthropic serves the mock on 127.0.0.1 until Close.
+// StartAnthropic serves the mock on 127.0.0.1 until Close; URL is the base
+// URL for ANTHROPIC_BASE_URL.
 func StartAnthropic(text, shell string) (*Anthropic, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	m := &Anthropic{Text: text, ShellCommand: shell}
+	mux := http.NewServeMux()
+	var err error
+	if m.server, err = serve(mux); err != nil {
 		return nil, err
 	}
-	m := &Anthropic{URL: "http://" + ln.Addr().String(), Text: text, ShellCommand: shell}
-	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		m.note("count_tokens")
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"input_tokens":12}`)
 	})
 	mux.HandleFunc("POST /v1/messages", m.messages)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		m.note("unhandled " + r.Method + " " + r.URL.Path)
-		http.NotFound(w, r)
-	})
-	m.srv = &http.Server{Handler: mux}
-	go m.srv.Serve(ln)
 	return m, nil
-}
-
-// Close stops the server.
-func (m *Anthropic) Close() { m.srv.Close() }
-
-// Log returns one line per request served.
-func (m *Anthropic) Log() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.log...)
-}
-
-func (m *Anthropic) note(s string) {
-	m.mu.Lock()
-	m.log = append(m.log, s)
-	m.mu.Unlock()
 }
 
 type request struct {
@@ -157,16 +121,7 @@ func userText(bs []block) string {
 
 // stream writes the answer as the messages API's server-sent events.
 func stream(w http.ResponseWriter, model string, answer []block, stop string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	fl, _ := w.(http.Flusher)
-	send := func(event string, v any) {
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-		if fl != nil {
-			fl.Flush()
-		}
-	}
+	send := sse(w)
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_mock", "type": "message", "role": "assistant",
 		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 12, "output_tokens": 1}}})
 	for i, b := range answer {
