@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/ainb/hive/agentbridge"
 	"github.com/ainb/hive/test/mockmodel"
 )
@@ -36,6 +38,17 @@ supports_websockets = false
 		t.Fatal(err)
 	}
 	return home
+}
+
+// openAIMock starts the mock Responses API for the test's duration.
+func openAIMock(t *testing.T, shell string) *mockmodel.OpenAI {
+	t.Helper()
+	m, err := mockmodel.StartOpenAI("hello from the mock model", shell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
 }
 
 // procsWithEnv lists the live (not zombie) processes whose environment holds
@@ -72,12 +85,7 @@ func procsWithEnv(kv string) map[int]string {
 // orphans its native child on SIGTERM: the bridge kills the group).
 func TestBridgeCodexACP(t *testing.T) {
 	bin := adapterBin(t, "codex-acp")
-	const text = "hello from the mock model"
-	mock, err := mockmodel.StartOpenAI(text, "echo hi > out.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mock.Close()
+	mock := openAIMock(t, "echo hi > out.txt")
 	e := newBridgeEnv(t)
 	home := filepath.Join(e.dir, "home")
 	os.MkdirAll(home, 0o700)
@@ -91,8 +99,8 @@ func TestBridgeCodexACP(t *testing.T) {
 
 	m := e.mention(t, e.a, e.alice, "room", "say hello")
 	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
-	if r.Content != text {
-		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, text, mock.Log(), b.logs())
+	if r.Content != mock.Text {
+		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, mock.Text, mock.Log(), b.logs())
 	}
 	replyTags(t, r, "room", m.ID, m.ID, e.alice.pk)
 	procs := procsWithEnv("CODEX_HOME=" + ch)
@@ -135,5 +143,83 @@ func TestBridgeCodexACP(t *testing.T) {
 			t.Fatalf("codex processes left after the bridge stopped: %v (of %v)", left, procs)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// readmeAgent returns the README's [[agent]] example named name.
+func readmeAgent(t *testing.T, name string) map[string]any {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllSubmatch(readme, -1) {
+		var doc struct {
+			Agent []map[string]any `toml:"agent"`
+		}
+		if _, err := toml.Decode(string(block[1]), &doc); err != nil {
+			t.Fatalf("a toml block of the README does not parse: %v\n%s", err, block[1])
+		}
+		for _, a := range doc.Agent {
+			if a["name"] == name {
+				return a
+			}
+		}
+	}
+	t.Fatalf("the README has no [[agent]] example named %q", name)
+	return nil
+}
+
+// The README's codex-acp example as written (an OpenAI API key in env and
+// auth_method = "openai-api-key"), run with the test's key files and the
+// npm-installed codex-acp; the only addition is a CODEX_HOME whose config
+// points codex's built-in OpenAI provider at the mock (openai_base_url).
+// The reply is the model's text, and the key reached the model API.
+func TestBridgeCodexACPReadmeConfig(t *testing.T) {
+	bin := adapterBin(t, "codex-acp")
+	mock := openAIMock(t, "true")
+	a := readmeAgent(t, "codex")
+	if cmd, _ := a["command"].([]any); len(cmd) != 1 || cmd[0] != "codex-acp" {
+		t.Fatalf("the README's codex command is %v, not [\"codex-acp\"]", a["command"])
+	}
+	env, _ := a["env"].(map[string]any)
+	key, _ := env["OPENAI_API_KEY"].(string)
+	if key == "" {
+		t.Fatalf("the README's codex example sets no OPENAI_API_KEY: %v", a)
+	}
+	e := newBridgeEnv(t)
+	ch := filepath.Join(e.dir, "codex-home")
+	os.MkdirAll(ch, 0o700)
+	os.WriteFile(filepath.Join(ch, "config.toml"), []byte(fmt.Sprintf("openai_base_url = %q\n", mock.URL+"/v1")), 0o600)
+	env["HOME"], env["CODEX_HOME"] = filepath.Join(e.dir, "home"), ch
+	var lines []string
+	for k, v := range a {
+		switch k {
+		case "name", "key", "attestation", "command", "cwd": // the test's own
+		case "env":
+			var kv []string
+			for ek, ev := range env {
+				kv = append(kv, fmt.Sprintf("%s = %q", ek, ev))
+			}
+			lines = append(lines, "env = { "+strings.Join(kv, ", ")+" }")
+		default:
+			s, ok := v.(string)
+			if !ok {
+				t.Fatalf("README codex example: %s = %v is not a string (extend this test)", k, v)
+			}
+			lines = append(lines, fmt.Sprintf("%s = %q", k, s))
+		}
+	}
+	e.config(t, []string{bin}, lines...)
+	e.workDir(t)
+	b := e.start(t)
+
+	m := e.mention(t, e.a, e.alice, "room", "say hello")
+	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
+	if r.Content != mock.Text {
+		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, mock.Text, mock.Log(), b.logs())
+	}
+	if got := mock.Authorization(); got != "Bearer "+key {
+		t.Fatalf("the model API saw Authorization %q, want the README's key", got)
 	}
 }

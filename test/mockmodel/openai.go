@@ -15,7 +15,15 @@ type OpenAI struct {
 	Text         string // the answer to a plain prompt
 	ShellCommand string // the command of the [[shell]] tool call
 
-	seq atomic.Int64 // response and item ids
+	seq  atomic.Int64 // response and item ids
+	auth atomic.Value // string: the Authorization header of the newest request
+}
+
+// Authorization is the Authorization header of the newest model request
+// ("Bearer <key>" when codex authenticated with an API key).
+func (m *OpenAI) Authorization() string {
+	s, _ := m.auth.Load().(string)
+	return s
 }
 
 // StartOpenAI serves the mock on 127.0.0.1 until Close; the provider's
@@ -98,6 +106,7 @@ func (m *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the mock answers streaming requests only", http.StatusBadRequest)
 		return
 	}
+	m.auth.Store(r.Header.Get("Authorization"))
 	n := m.seq.Add(1)
 	var out item
 	last := item{}
