@@ -239,19 +239,23 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 }
 
 // repliedOnHub reports whether the hub already holds the agent's reply to id
-// (the bridge died between posting it and recording it).
+// (the bridge died between posting it and recording it): a message of the
+// agent's naming id as its reply target, or quoting it as one of the
+// mentions its batch answered.
 func (r *runner) repliedOnHub(ctx context.Context, h Hub, id string) bool {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	evs, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{r.keys.PublicHex}, Tags: nostr.TagMap{"e": {id}}, Limit: 10})
-	if err != nil {
-		r.log.Warn("could not check for an earlier reply", "event", id, "err", err)
-		return false
-	}
-	for _, ev := range evs {
-		for _, t := range ev.Tags {
-			if len(t) >= 4 && t[0] == "e" && t[1] == id && t[3] == "reply" {
-				return true
+	for _, tag := range []string{"e", "q"} {
+		evs, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{r.keys.PublicHex}, Tags: nostr.TagMap{tag: {id}}, Limit: 10})
+		if err != nil {
+			r.log.Warn("could not check for an earlier reply", "event", id, "err", err)
+			return false
+		}
+		for _, ev := range evs {
+			for _, t := range ev.Tags {
+				if (len(t) >= 4 && t[0] == "e" && t[1] == id && t[3] == "reply") || (len(t) >= 2 && t[0] == "q" && t[1] == id) {
+					return true
+				}
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
@@ -15,12 +14,6 @@ import (
 // ["hops", N+1] where N is the mention's hops (0 without the tag), and a
 // mention with MaxHops or more is not answered.
 const MaxHops = 3
-
-// MaxReplyBytes bounds a reply's content; longer text is cut at a UTF-8
-// boundary and ends with truncationNote.
-const MaxReplyBytes = 32 << 10
-
-const truncationNote = "\n\n[truncated: the full answer is in the turn's observer frames]"
 
 // mentionOf decides whether ev is a mention of agent in a channel it is a
 // member of (dm: every message counts). It returns the reason when not.
@@ -73,48 +66,4 @@ func promptText(batch []Mention) []string {
 		out = append(out, fmt.Sprintf("[mention by %s at %s, channel %s, event %s]\n%s", who, m.At.UTC().Format(time.RFC3339), m.Channel, m.ID, m.Content))
 	}
 	return out
-}
-
-// replyEvent builds the one reply to a batch: threaded under the newest
-// mention (NIP-10 root and reply markers), p-tagging every asker.
-func replyEvent(batch []Mention, text string) *nostr.Event {
-	last := batch[len(batch)-1]
-	tags := nostr.Tags{{"h", last.Channel}}
-	var target *Mention
-	for i := len(batch) - 1; i >= 0; i-- {
-		if batch[i].ID != "" {
-			target = &batch[i]
-			break
-		}
-	}
-	hops := 0
-	if target != nil {
-		root := target.Root
-		if root == "" {
-			root = target.ID
-		}
-		tags = append(tags, nostr.Tag{"e", root, "", "root"}, nostr.Tag{"e", target.ID, "", "reply"})
-	}
-	seen := map[string]bool{}
-	for _, m := range batch {
-		if !seen[m.Author] {
-			seen[m.Author] = true
-			tags = append(tags, nostr.Tag{"p", m.Author})
-		}
-		hops = max(hops, m.Hops)
-	}
-	tags = append(tags, nostr.Tag{"hops", strconv.Itoa(hops + 1)})
-	return &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: clip(text), Tags: tags}
-}
-
-// clip applies the MaxReplyBytes rule.
-func clip(s string) string {
-	if len(s) <= MaxReplyBytes {
-		return s
-	}
-	cut := MaxReplyBytes - len(truncationNote)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + truncationNote
 }

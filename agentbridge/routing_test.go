@@ -36,25 +36,51 @@ func TestMentionRules(t *testing.T) {
 }
 
 func TestReplyTags(t *testing.T) {
-	alice, bob := strings.Repeat("b", 64), strings.Repeat("c", 64)
+	alice, bob, carol := strings.Repeat("b", 64), strings.Repeat("c", 64), strings.Repeat("d", 64)
 	at := time.Unix(100, 0)
 	batch := []Mention{
 		{ID: "m1", Channel: "c", Author: alice, At: at, Root: "m1"},
+		{ID: "m3", Channel: "c", Author: carol, At: at, Root: "r9"},
+		{ID: "m4", Channel: "c", Author: alice, At: at, Root: "r9"},
 		{ID: "m2", Channel: "c", Author: bob, At: at, Root: "r0", Hops: 1},
 	}
 	ev := replyEvent(batch, "answer")
-	want := []string{"h c", "e r0  root", "e m2  reply", "p " + alice, "p " + bob, "hops 2"}
-	var got []string
-	for _, tg := range ev.Tags {
-		got = append(got, strings.Join(tg, " "))
-	}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
+	want := []string{"h c", "e r0  root", "e m2  reply", "q m1", "q m3", "q m4", "p " + alice, "p " + carol, "p " + bob, "hops 2"}
+	if got := tagLines(ev); got != strings.Join(want, ",") {
 		t.Fatalf("tags %q, want %q", got, want)
 	}
 	top := replyEvent(batch[:1], "x")
 	if top.Tags[1][1] != "m1" || top.Tags[2][1] != "m1" {
 		t.Fatalf("top-level mention: root and reply should both be the mention: %v", top.Tags)
 	}
+	// The other thread (r9) gets one pointer under its newest mention; the
+	// top-level m1 is named by the reply itself.
+	ev.ID, ev.PubKey = strings.Repeat("e", 64), strings.Repeat("f", 64)
+	ptrs := pointerEvents(batch, ev)
+	if len(ptrs) != 1 {
+		t.Fatalf("%d pointers, want 1", len(ptrs))
+	}
+	want = []string{"h c", "e r9  root", "e m4  reply", "q " + ev.ID, "p " + carol, "p " + alice, "hops 2"}
+	if got := tagLines(ptrs[0]); got != strings.Join(want, ",") {
+		t.Fatalf("pointer tags %q, want %q", got, want)
+	}
+	if !strings.Contains(ptrs[0].Content, "nostr:nevent1") {
+		t.Fatalf("pointer content %q has no link to the reply", ptrs[0].Content)
+	}
+	if n := len(pointerEvents(batch[:2:2], ev)); n != 0 {
+		t.Fatalf("reply in r9 (newest m3) with a top-level m1: %d pointers, want none", n)
+	}
+	if n := len(pointerEvents([]Mention{{Channel: "c", Author: alice}}, ev)); n != 0 {
+		t.Fatalf("a steer's reply has %d pointers", n)
+	}
+}
+
+func tagLines(ev *nostr.Event) string {
+	var got []string
+	for _, tg := range ev.Tags {
+		got = append(got, strings.Join(tg, " "))
+	}
+	return strings.Join(got, ",")
 }
 
 func TestClipLongReplies(t *testing.T) {

@@ -294,7 +294,8 @@ func (r *runner) cancelSession(p *agentProc, session string) {
 	p.conn.Cancel(cctx, acp.CancelNotification{SessionId: acp.SessionId(session)})
 }
 
-// postReply posts the one reply of a batch and records it as answered.
+// postReply posts the reply of a batch, then a pointer to it in every other
+// thread the batch touches, and records the batch as answered.
 func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 	ev := replyEvent(batch, text)
 	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
@@ -302,6 +303,11 @@ func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 	if err := r.publish(pctx, ev); err != nil {
 		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
 		return
+	}
+	for _, ptr := range pointerEvents(batch, ev) {
+		if err := r.publish(pctx, ptr); err != nil {
+			r.log.Error("posting a pointer to the reply failed", "channel", batch[0].Channel, "err", err)
+		}
 	}
 	r.state.MarkAnswered(batch, 0)
 }

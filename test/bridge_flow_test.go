@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +254,47 @@ func TestBridgeStartupErrors(t *testing.T) {
 	cfg, _ := os.ReadFile(e.configPath)
 	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), e.h.URL, "ws://"+freeAddr(t), 1)), 0o600)
 	run(2, "unreachable")
+}
+
+// Issue 11 item 4: a batch gets one reply (under its newest mention) that
+// names every other mention and p-tags every asker; a mention posted in
+// another thread also gets a pointer to that reply in its own thread.
+func TestBridgeBatchSpansThreads(t *testing.T) {
+	e := newBridgeEnv(t)
+	logPath := filepath.Join(e.dir, "prompts.log")
+	e.config(t, []string{goTool(t, "acpagent")}, fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_LOG = %q }", filepath.Join(e.dir, "sessions"), logPath), `answer = "members"`)
+	b := e.start(t)
+	x := e.a.must(e.alice.sign(t, 9, "a thread", nostr.Tag{"h", "room"}))
+
+	a1 := e.mention(t, e.a, e.alice, "room", "[[slow:1500ms]] a1")
+	waitLog(t, logPath, 1)
+	b2 := e.mention(t, e.b, e.bob, "room", "b2")
+	a3 := e.mention(t, e.a, e.alice, "room", "a3", nostr.Tag{"e", x.ID, "", "root"})
+	a4 := e.mention(t, e.a, e.alice, "room", "a4")
+	e.waitReply(t, "room", a1.ID, 20*time.Second, b)
+	reply := e.waitReply(t, "room", a4.ID, 20*time.Second, b)
+	if reply.Content != "heard 3: b2 | a3 | a4" {
+		t.Fatalf("batched reply %q", reply.Content)
+	}
+	for _, want := range []nostr.Tag{{"e", a4.ID, "", "root"}, {"q", b2.ID}, {"q", a3.ID}, {"p", e.bob.pk}, {"p", e.alice.pk}} {
+		if !slices.ContainsFunc(reply.Tags, func(tg nostr.Tag) bool { return slices.Equal(tg, want) }) {
+			t.Errorf("the reply lacks %v: %v", want, reply.Tags)
+		}
+	}
+	ptr := e.waitReply(t, "room", a3.ID, 10*time.Second, b)
+	for _, want := range []nostr.Tag{{"e", x.ID, "", "root"}, {"q", reply.ID}, {"p", e.alice.pk}} {
+		if !slices.ContainsFunc(ptr.Tags, func(tg nostr.Tag) bool { return slices.Equal(tg, want) }) {
+			t.Errorf("the pointer lacks %v: %v", want, ptr.Tags)
+		}
+	}
+	if !strings.Contains(ptr.Content, "nostr:nevent1") {
+		t.Errorf("pointer content %q", ptr.Content)
+	}
+	time.Sleep(time.Second)
+	if n := len(e.replies(t, "room")); n != 3 {
+		t.Fatalf("%d agent messages in room, want 3 (a1's reply, the batch's reply, the pointer in x's thread)", n)
+	}
+	if n := len(promptLog(t, logPath)); n != 2 {
+		t.Fatalf("%d prompts, want 2", n)
+	}
 }
