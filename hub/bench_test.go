@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/store/storetest"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -42,19 +43,7 @@ func BenchmarkIngestMessages(b *testing.B) {
 		evs[i] = sign(9, int64(10+i), fmt.Sprint("message number ", i), tags...)
 	}
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, ev := range evs {
-		wg.Add(1)
-		if err := h.Store.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
-			if err != nil {
-				b.Error(err)
-			}
-			wg.Done()
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	wg.Wait()
+	storetest.PublishAll(b, evs, h.Store)
 }
 
 // BenchmarkViewUpdate compares, on a hub with 500 private channels of 20

@@ -1,15 +1,11 @@
 package postgres
 
 import (
-	"context"
-	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/ainb/hive/internal/pgtest"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/storetest"
-	"github.com/nbd-wtf/go-nostr"
 )
 
 // durable starts a cluster that flushes commits to disk, as the SQLite log
@@ -44,27 +40,7 @@ func BenchmarkPublishTwoInstances(b *testing.B) {
 	x, y := open(b, dsn, store.Options{}), open(b, dsn, store.Options{})
 	defer x.Close()
 	defer y.Close()
-	a := storetest.NewSigner(b)
-	evs := make([]*nostr.Event, b.N)
-	for i := range evs {
-		evs[i] = a.Event(b, 9, int64(1000+i), fmt.Sprint("message ", i), nostr.Tag{"h", "general"}, nostr.Tag{"p", a.PK}, nostr.Tag{"e", fmt.Sprintf("%064x", i)})
-	}
+	evs := storetest.Messages(b, b.N)
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for i, ev := range evs {
-		s := x
-		if i%2 == 1 {
-			s = y
-		}
-		wg.Add(1)
-		if err := s.PublishAsync(context.Background(), ev, func(_ []*nostr.Event, err error) {
-			if err != nil {
-				b.Error(err)
-			}
-			wg.Done()
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	wg.Wait()
+	storetest.PublishAll(b, evs, x, y)
 }

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
+// TestChannelColumnMigratesAnOldLog: a log written before events had a
+// channel column gets one, filled in from the stored events, when opened.
 func TestChannelColumnMigratesAnOldLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hive.db")
 	s, err := sqlite.Open(path, store.Options{})
@@ -21,7 +24,11 @@ func TestChannelColumnMigratesAnOldLog(t *testing.T) {
 	msg := a.Event(t, 9, 1_700_000_000, "hi", nostr.Tag{"h", "vault"})
 	react := a.Event(t, 7, 1_700_000_001, "+", nostr.Tag{"e", msg.ID})
 	plain := a.Event(t, 1, 1_700_000_002, "none")
-	mustSave(t, s, msg, react, plain)
+	for _, ev := range []*nostr.Event{msg, react, plain} {
+		if err := s.SaveEvent(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s.Close()
 	db, err := sql.Open("sqlite3", path)
 	if err != nil {

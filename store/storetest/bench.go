@@ -14,20 +14,35 @@ import (
 // from b.N pipelined callers (the group-commit path).
 func BenchPublish(b *testing.B, newStore New) {
 	s := open(b, newStore, Options{})
+	evs := Messages(b, b.N)
+	b.ResetTimer()
+	PublishAll(b, evs, s)
+}
+
+// Messages signs n kind 9 messages by one author in one channel, each with
+// an h, a p and an e tag: the events the publish benchmarks write.
+func Messages(b testing.TB, n int) []*nostr.Event {
 	a := NewSigner(b)
-	evs := make([]*nostr.Event, b.N)
+	evs := make([]*nostr.Event, n)
 	for i := range evs {
 		evs[i] = a.Event(b, 9, int64(1000+i), fmt.Sprint("message ", i), nostr.Tag{"h", "general"}, nostr.Tag{"p", a.PK}, nostr.Tag{"e", fmt.Sprintf("%064x", i)})
 	}
-	b.ResetTimer()
-	publishAll(b, s, evs)
+	return evs
 }
 
-func publishAll(b *testing.B, s Store, evs []*nostr.Event) {
+// Publisher is a log's pipelined write.
+type Publisher interface {
+	PublishAsync(ctx context.Context, ev *nostr.Event, done func([]*nostr.Event, error)) error
+}
+
+// PublishAll publishes evs pipelined, through each of logs in turn (several
+// stores on one database, as several instances), and waits until every one
+// committed; a refusal fails b.
+func PublishAll(b testing.TB, evs []*nostr.Event, logs ...Publisher) {
 	var wg sync.WaitGroup
-	for _, ev := range evs {
+	for i, ev := range evs {
 		wg.Add(1)
-		if err := s.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
+		if err := logs[i%len(logs)].PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
 			if err != nil {
 				b.Error(err)
 			}
@@ -62,7 +77,7 @@ func BenchQueries(b *testing.B, newStore New) {
 		ids = append(ids, ev.ID)
 		evs = append(evs, ev)
 	}
-	publishAll(b, s, evs)
+	PublishAll(b, evs, s)
 	// A server's statistics are current (PostgreSQL's autovacuum refreshes
 	// them within a minute of a bulk load); refresh them now.
 	if a, ok := s.(interface{ Analyze(context.Context) error }); ok {
