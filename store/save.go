@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
 	"strconv"
 
@@ -183,7 +184,7 @@ func (c *Core) write(tx WriteTx, ev *nostr.Event, p plan) (int64, error) {
 		return 0, fmt.Errorf("encoding event: %w", err)
 	}
 	row := Row{Event: ev, Raw: string(raw), D: p.d, Expiration: p.expiration, Tags: IndexedTags(ev)}
-	if ch := ChannelOf(ev, func(id string) (string, bool) { return StoredChannel(tx, id) }); ch != "" {
+	if ch := c.channelOf(tx, ev); ch != "" {
 		row.Channel = &ch
 	}
 	seq, err := c.db.Insert(tx, row)
@@ -196,4 +197,43 @@ func (c *Core) write(tx WriteTx, ev *nostr.Event, p plan) (int64, error) {
 		}
 	}
 	return seq, nil
+}
+
+// channelOf is ChannelOf with the channels of the event itself and of the
+// events it names by e read in one query, when ChannelOf needs them.
+func (c *Core) channelOf(tx WriteTx, ev *nostr.Event) string {
+	var known map[string]string
+	return ChannelOf(ev, func(id string) (string, bool) {
+		if known == nil {
+			known = c.storedChannels(tx, ev)
+		}
+		ch, ok := known[id]
+		return ch, ok
+	})
+}
+
+// storedChannels maps ev's id and those of its e tags that are stored to
+// the channels recorded for them ("" for none). A failed lookup finds none.
+func (c *Core) storedChannels(tx WriteTx, ev *nostr.Event) map[string]string {
+	ids := []string{ev.ID}
+	for _, t := range ev.Tags {
+		if len(t) >= 2 && t[0] == "e" && c.db.Storable(t[1]) {
+			ids = append(ids, t[1])
+		}
+	}
+	known := map[string]string{}
+	var a Args
+	rows, err := tx.Query(`SELECT id, channel FROM events WHERE `+c.db.In(&a, "id", ids, false), a...)
+	if err != nil {
+		return known
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var ch sql.NullString
+		if rows.Scan(&id, &ch) == nil {
+			known[id] = ch.String
+		}
+	}
+	return known
 }
