@@ -29,6 +29,8 @@ type procEvents interface {
 	// permissionSeen is called from the raw stream, before the SDK handles
 	// the request, so an answer can never arrive before the request is known.
 	permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption)
+	// routeLine sees every raw line, both directions, in wire order.
+	routeLine(p *agentProc, dir string, line []byte)
 }
 
 // agentProc is a running ACP agent: the child process and its connection.
@@ -38,9 +40,8 @@ type agentProc struct {
 	info AgentInfo
 	ev   procEvents
 
-	mu       sync.Mutex
-	permIDs  map[string][]json.RawMessage // session+toolCallId -> JSON-RPC ids, from the raw stream
-	turnHook LineHook                     // current turn's observer, if any
+	mu      sync.Mutex
+	permIDs map[string][]json.RawMessage // session+toolCallId -> JSON-RPC ids, from the raw stream
 }
 
 // startAgent spawns command, wires the ACP connection and runs initialize.
@@ -88,13 +89,6 @@ func steeringSupported(meta map[string]any) bool {
 	return v
 }
 
-// setTurnHook routes this process's raw lines to a turn's observer (nil: none).
-func (a *agentProc) setTurnHook(h LineHook) {
-	a.mu.Lock()
-	a.turnHook = h
-	a.mu.Unlock()
-}
-
 // onLine sees every raw line before the SDK: it records the JSON-RPC id of
 // each session/request_permission (the SDK hides it) and feeds the observer.
 func (a *agentProc) onLine(dir string, line []byte) {
@@ -118,12 +112,7 @@ func (a *agentProc) onLine(dir string, line []byte) {
 			a.ev.permissionSeen(m.Params.SessionID, m.ID, m.Params.Options)
 		}
 	}
-	a.mu.Lock()
-	h := a.turnHook
-	a.mu.Unlock()
-	if h != nil {
-		h(dir, line)
-	}
+	a.ev.routeLine(a, dir, line)
 }
 
 // takePermID returns the raw JSON-RPC id recorded for a permission request.

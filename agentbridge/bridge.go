@@ -139,6 +139,9 @@ type runner struct {
 	current map[*agentProc]*turn    // the turn each process is running
 	perms   map[string]*pendingPerm // session + "\x00" + JSON-RPC id
 	members map[string]memberEntry  // "members" gate cache
+	loose   map[string]*untracked   // session -> the agent's turn of its own
+
+	ctx context.Context // run's, for work started by the agent's own lines
 }
 
 func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
@@ -166,7 +169,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	}
 	r := &runner{cfg: a, to: to, opt: opt, log: opt.Log.With("agent", a.Name), keys: keys, tag: tag, owner: att.Owner,
 		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
-		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}}
+		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}, loose: map[string]*untracked{}}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
 	r.d = newDispatch(a.Processes)
 	return r, nil

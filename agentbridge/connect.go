@@ -45,6 +45,7 @@ func (r *runner) setHub(h Hub) {
 // run serves one agent until ctx ends: dispatcher, observer, and the
 // connection loop, reconnecting with backoff.
 func (r *runner) run(ctx context.Context) {
+	r.ctx = ctx
 	defer r.shutdown()
 	go r.obs.run(ctx)
 	go r.dispatchLoop(ctx)

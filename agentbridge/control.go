@@ -204,9 +204,15 @@ func (r *runner) steer(ctx context.Context, c Control) {
 		var res struct {
 			Outcome string `json:"outcome"`
 		}
-		if err == nil && json.Unmarshal(raw, &res) == nil && res.Outcome == "injected" {
-			r.log.Info("steer injected", "session", c.Session)
-			return
+		if err == nil && json.Unmarshal(raw, &res) == nil {
+			switch res.Outcome {
+			case "injected": // part of the running turn (or, if that turn ended first, an untracked one)
+				r.log.Info("steer injected", "session", c.Session)
+				return
+			case "startedNewTurn": // the agent answers it in a turn of its own: queueing it too would answer it twice
+				r.log.Info("steer started a turn of the agent's own; its answer is posted when the session goes quiet", "session", c.Session)
+				return
+			}
 		}
 		r.log.Info("steer not injected; queued as the next prompt", "session", c.Session, "outcome", res.Outcome, "err", err)
 	}

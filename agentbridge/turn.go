@@ -31,7 +31,8 @@ type turn struct {
 
 	mu        sync.Mutex
 	session   string
-	prompting bool
+	prompting bool // the prompt is in flight: its agent message text is the reply's
+	finished  bool // the prompt returned: later lines of the session are not this turn's
 	text      strings.Builder
 	stopNote  string // why the turn was stopped early, for the reply
 }
@@ -50,19 +51,29 @@ func (t *turn) Session() string {
 
 // sessionUpdate is called by the SDK, in order, for every notification. Only
 // this turn's own agent message text, sent while its prompt is in flight,
-// makes the reply (a session/load replay is never part of it).
+// makes the reply (a session/load replay is never part of it). Text in a
+// session with no prompt in flight belongs to an untracked turn (a steer the
+// agent runs on its own).
 func (r *runner) sessionUpdate(p *agentProc, n acp.SessionNotification) {
-	r.mu.Lock()
-	t := r.current[p]
-	r.mu.Unlock()
-	if t == nil || n.Update.AgentMessageChunk == nil || n.Update.AgentMessageChunk.Content.Text == nil {
+	if n.Update.AgentMessageChunk == nil || n.Update.AgentMessageChunk.Content.Text == nil {
 		return
 	}
-	t.mu.Lock()
-	if t.prompting && string(n.SessionId) == t.session {
-		t.text.WriteString(n.Update.AgentMessageChunk.Content.Text.Text)
+	session, text := string(n.SessionId), n.Update.AgentMessageChunk.Content.Text.Text
+	if t := r.tracked(p, session); t != nil {
+		t.mu.Lock()
+		prompting := t.prompting
+		if prompting {
+			t.text.WriteString(text)
+		}
+		t.mu.Unlock()
+		if !prompting { // setup: a replay, or the tail of an untracked turn
+			if u := r.untrackedFor(session, false); u != nil {
+				u.add(text)
+			}
+		}
+		return
 	}
-	t.mu.Unlock()
+	r.untrackedText(session, text)
 }
 
 // runTurn answers one batch on process p of slot s.
@@ -74,9 +85,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	r.mu.Lock()
 	r.current[p] = t
 	r.mu.Unlock()
-	p.setTurnHook(func(dir string, line []byte) { r.obs.add(t.ref(), dir, line) })
 	defer func() {
-		p.setTurnHook(nil)
 		r.mu.Lock()
 		delete(r.current, p)
 		r.mu.Unlock()
@@ -97,6 +106,10 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		r.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
 	}
 	res, err := r.prompt(ctx, p, t)
+	t.mu.Lock()
+	t.finished = true
+	text, note := strings.TrimSpace(t.text.String()), t.stopNote
+	t.mu.Unlock()
 	switch {
 	case errors.Is(err, errWedged):
 		r.postFailure(ctx, batch, t.stopNote)
@@ -109,9 +122,6 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		r.postFailure(ctx, batch, "the agent failed: "+errText(err))
 		return turnAnswered
 	}
-	t.mu.Lock()
-	text, note := strings.TrimSpace(t.text.String()), t.stopNote
-	t.mu.Unlock()
 	if res.StopReason != acp.StopReasonEndTurn {
 		if note == "" {
 			note = "the turn ended early: " + string(res.StopReason)
@@ -247,6 +257,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 	t.mu.Lock()
 	t.prompting = true
 	t.mu.Unlock()
+	r.flushUntracked(session) // an untracked turn in this session ends before the prompt
 	go func() {
 		res, err := p.conn.Prompt(context.WithoutCancel(ctx), acp.PromptRequest{SessionId: acp.SessionId(session), Prompt: blocks})
 		done <- result{res, err}

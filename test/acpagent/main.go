@@ -13,7 +13,12 @@
 //
 // The answer is "heard N: <content of each block> | ..." in three chunks.
 // Sessions persist to ACPAGENT_DIR/<id>.json; session/load replays them.
-// ACPAGENT_STEERING=1 advertises _meta.steering.supported; ACPAGENT_NO_LOAD=1
+// ACPAGENT_STEERING=1 advertises _meta.steering.supported. A steer injected
+// into a turn that does not take it ([[steerable]]) is answered after that
+// turn's prompt returns, in a turn of the agent's own that no prompt asked
+// for (claude-agent-acp's detached turn); ACPAGENT_STEER=newturn answers
+// every steer "startedNewTurn" and does the same (an adapter that ignores
+// idleBehavior). ACPAGENT_NO_LOAD=1
 // hides loadSession; ACPAGENT_LOG appends "<first line of prompt> <unixnano>"
 // per prompt (for the benchmark).
 package main
@@ -246,11 +251,43 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if ctx.Err() != nil {
 		return cancelled()
 	}
-	third := len(answer) / 3
-	for _, part := range []string{answer[:third], answer[third : 2*third], answer[2*third:]} {
-		a.update(ctx, id, acp.UpdateAgentMessageText(part))
+	a.say(ctx, id, answer)
+	for { // steers this turn did not take: answered after it, on the agent's own
+		select {
+		case txt := <-s.steer:
+			go a.detached(id, s, txt)
+			continue
+		default:
+		}
+		break
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// say sends text as three agent message chunks.
+func (a *agent) say(ctx context.Context, id, text string) {
+	third := len(text) / 3
+	for _, part := range []string{text[:third], text[third : 2*third], text[2*third:]} {
+		a.update(ctx, id, acp.UpdateAgentMessageText(part))
+	}
+}
+
+// detached answers a steer in a turn no prompt asked for, once the session's
+// running prompt (if any) has returned: updates with no response.
+func (a *agent) detached(id string, s *session, text string) {
+	for i := 0; i < 1500; i++ {
+		a.mu.Lock()
+		running := s.cancel != nil
+		a.mu.Unlock()
+		if !running {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	ctx := context.Background()
+	a.update(ctx, id, acp.UpdateAgentThoughtText("a turn of my own"))
+	a.say(ctx, id, "answer to the steer: "+text)
 }
 
 // HandleExtensionMethod implements _session/steering.
@@ -277,6 +314,10 @@ func (a *agent) HandleExtensionMethod(ctx context.Context, method string, params
 		if b.Text != nil {
 			text += b.Text.Text
 		}
+	}
+	if os.Getenv("ACPAGENT_STEER") == "newturn" {
+		go a.detached(p.SessionID, s, text)
+		return map[string]any{"outcome": "startedNewTurn"}, nil
 	}
 	if !running {
 		return map[string]any{"outcome": "promptRequired"}, nil
