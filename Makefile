@@ -29,10 +29,15 @@ test-go: test-adapters-deps
 	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
 	HIVE_TEST_STORE=postgres $(GO) test -tags $(TAGS) -count=1 -timeout 10m -run '^($(CLOSED_HUB_TESTS))$$' ./test/
 
-# The real ACP adapters the bridge tests run (test/adapters/package.json, pinned).
-test-adapters-deps:
+# The real ACP adapters the bridge tests run (test/adapters/package.json, pinned):
+# installed with npm ci, again only when the package files change.
+ADAPTERS := test/adapters
+test-adapters-deps: $(ADAPTERS)/node_modules/.hive-installed
+
+$(ADAPTERS)/node_modules/.hive-installed: $(ADAPTERS)/package.json $(ADAPTERS)/package-lock.json
 	@command -v node >/dev/null || { echo "node is required for the bridge's adapter tests (install Node.js 20+)"; exit 1; }
-	cd test/adapters && npm ci --no-audit --no-fund --silent
+	cd $(ADAPTERS) && npm ci --no-audit --no-fund --silent
+	touch $@
 
 # The nostr-tools interop suite runs when test/interop exists and node is installed.
 test-interop: build

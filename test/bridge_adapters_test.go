@@ -1,11 +1,14 @@
 package test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,10 +37,100 @@ func adapterBin(t *testing.T, name string) string {
 	return bin
 }
 
+// procsWithEnv lists the live (not zombie) processes whose environment holds
+// the exact entry kv, with their command names.
+func procsWithEnv(kv string) map[int]string {
+	out := map[int]string{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), []byte("\x00"+kv+"\x00")) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
+		out[pid] = strings.TrimSpace(string(comm))
+	}
+	return out
+}
+
+// noProcsLeft fails if a process whose environment holds kv is still alive
+// 5 s after the bridge stopped (and kills it, so the test leaks nothing).
+func noProcsLeft(t *testing.T, kv string, during map[int]string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for left := procsWithEnv(kv); len(left) > 0; left = procsWithEnv(kv) {
+		if time.Now().After(deadline) {
+			for pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("processes left after the bridge stopped: %v (of %v during the run)", left, during)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runAdapter starts the bridge on the configured real adapter (working in
+// work) and runs what every real-adapter test runs: a mention gets exactly
+// the mock model's text as the one threaded reply; a "[[shell]]" mention
+// raises a permission request, the command has not run before the owner
+// approves it with a control frame, then it has run and the reply is "the
+// command ran"; each mention gets exactly one reply. At least minProcs
+// processes hold procEnv in their environment during the run, and none is
+// left once the bridge has stopped.
+func (e *bridgeEnv) runAdapter(t *testing.T, work, text string, mockLog func() []string, procEnv string, minProcs int) {
+	t.Helper()
+	b := e.start(t)
+	fw := e.watchFrames(t)
+	m := e.mention(t, e.a, e.alice, "room", "say hello")
+	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
+	if r.Content != text {
+		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, text, mockLog(), b.logs())
+	}
+	replyTags(t, r, "room", m.ID, m.ID, e.alice.pk)
+
+	m2 := e.mention(t, e.a, e.alice, "room", "please run it [[shell]]")
+	session, id, allow := permissionRequest(t, fw)
+	if allow == "" {
+		t.Fatal("the permission request has no allow_once option")
+	}
+	if _, err := os.Stat(filepath.Join(work, "out.txt")); err == nil {
+		t.Fatal("the command ran before the owner approved it")
+	}
+	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow})
+	r2 := e.waitReply(t, "room", m2.ID, 90*time.Second, b)
+	if r2.Content != "the command ran" {
+		t.Fatalf("reply %q; mock log %v; bridge log:\n%s", r2.Content, mockLog(), b.logs())
+	}
+	replyTags(t, r2, "room", m2.ID, m2.ID, e.alice.pk)
+	out, err := os.ReadFile(filepath.Join(work, "out.txt"))
+	if err != nil || string(out) != "hi\n" {
+		t.Fatalf("out.txt after approval: %q %v", out, err)
+	}
+	time.Sleep(time.Second)
+	for _, id := range []string{m.ID, m2.ID} {
+		if n := e.repliesTo(t, "room", id); n != 1 {
+			t.Fatalf("%d replies to mention %s", n, id)
+		}
+	}
+	procs := procsWithEnv(procEnv)
+	if len(procs) < minProcs {
+		t.Fatalf("adapter processes during the run: %v, want at least %d", procs, minProcs)
+	}
+	b.stop()
+	noProcsLeft(t, procEnv, procs)
+}
+
 // The real claude-agent-acp, its model calls answered by the mock Anthropic
-// API: a mention gets the model's text as the reply; a turn where the model
-// calls Bash raises a permission request, the owner approves it with a
-// control frame, and the command runs.
+// API: the adapter turns, Bash as the shell tool; no process is left once
+// the bridge stops.
 func TestBridgeClaudeAgentACP(t *testing.T) {
 	bin := adapterBin(t, "claude-agent-acp")
 	mock, err := mockmodel.StartAnthropic("hello from the mock model", "echo hi > out.txt")
@@ -51,28 +144,5 @@ func TestBridgeClaudeAgentACP(t *testing.T) {
 	e.config(t, []string{bin},
 		fmt.Sprintf(`env = { HOME = %q, ANTHROPIC_API_KEY = "sk-mock", ANTHROPIC_BASE_URL = %q, DISABLE_TELEMETRY = "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1", IS_SANDBOX = "" }`, home, mock.URL),
 		`mode = "default"`, `permissions = "ask"`, `permission_timeout = "90s"`, `turn_timeout = "3m"`, `idle_timeout = "2m"`)
-	work := e.workDir(t)
-	b := e.start(t)
-	fw := e.watchFrames(t)
-
-	m := e.mention(t, e.a, e.alice, "room", "say hello")
-	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
-	if !strings.Contains(r.Content, "hello from the mock model") {
-		t.Fatalf("reply %q; mock log %v; bridge log:\n%s", r.Content, mock.Log(), b.logs())
-	}
-
-	m2 := e.mention(t, e.a, e.alice, "room", "please run it [[shell]]")
-	session, id, allow := permissionRequest(t, fw)
-	if _, err := os.Stat(filepath.Join(work, "out.txt")); err == nil {
-		t.Fatal("the command ran before the owner approved it")
-	}
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow})
-	r2 := e.waitReply(t, "room", m2.ID, 90*time.Second, b)
-	if !strings.Contains(r2.Content, "the command ran") {
-		t.Fatalf("reply %q; mock log %v", r2.Content, mock.Log())
-	}
-	out, err := os.ReadFile(filepath.Join(work, "out.txt"))
-	if err != nil || strings.TrimSpace(string(out)) != "hi" {
-		t.Fatalf("out.txt after approval: %q %v", out, err)
-	}
+	e.runAdapter(t, e.workDir(t), mock.Text, mock.Log, "HOME="+home, 1)
 }

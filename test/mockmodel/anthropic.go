@@ -11,19 +11,17 @@ import (
 // Anthropic is a running mock of the Anthropic messages API.
 type Anthropic struct {
 	*server
-	Text         string // the answer to a plain prompt
-	ShellCommand string // the command of the [[shell]] tool call
 }
 
 // StartAnthropic serves the mock on 127.0.0.1 until Close; URL is the base
 // URL for ANTHROPIC_BASE_URL.
 func StartAnthropic(text, shell string) (*Anthropic, error) {
-	m := &Anthropic{Text: text, ShellCommand: shell}
 	mux := http.NewServeMux()
-	var err error
-	if m.server, err = serve(mux); err != nil {
+	srv, err := serve(mux, text, shell)
+	if err != nil {
 		return nil, err
 	}
+	m := &Anthropic{server: srv}
 	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		m.note("count_tokens")
 		w.Header().Set("Content-Type", "application/json")

@@ -12,8 +12,6 @@ import (
 // calls it through a custom model provider with wire_api = "responses".
 type OpenAI struct {
 	*server
-	Text         string // the answer to a plain prompt
-	ShellCommand string // the command of the [[shell]] tool call
 
 	seq  atomic.Int64 // response and item ids
 	auth atomic.Value // string: the Authorization header of the newest request
@@ -29,12 +27,12 @@ func (m *OpenAI) Authorization() string {
 // StartOpenAI serves the mock on 127.0.0.1 until Close; the provider's
 // base_url is URL + "/v1".
 func StartOpenAI(text, shell string) (*OpenAI, error) {
-	m := &OpenAI{Text: text, ShellCommand: shell}
 	mux := http.NewServeMux()
-	var err error
-	if m.server, err = serve(mux); err != nil {
+	srv, err := serve(mux, text, shell)
+	if err != nil {
 		return nil, err
 	}
+	m := &OpenAI{server: srv}
 	mux.HandleFunc("POST /v1/responses", m.responses)
 	// codex's built-in OpenAI provider tries the Responses API over a
 	// websocket first; 426 makes it use HTTP at once (a 404 costs five

@@ -8,10 +8,12 @@ import (
 	"sync"
 )
 
-// server is the HTTP side both mocks share: a listener on 127.0.0.1:0 and a
-// log of what each request was answered with.
+// server is what the mocks share: a listener on 127.0.0.1:0, the script
+// (package doc) and a log of what each request was answered with.
 type server struct {
-	URL string // base URL, http://127.0.0.1:PORT
+	URL          string // base URL, http://127.0.0.1:PORT
+	Text         string // the answer to a plain prompt
+	ShellCommand string // the command of the [[shell]] tool call
 
 	srv *http.Server
 	mu  sync.Mutex
@@ -20,12 +22,12 @@ type server struct {
 
 // serve starts mux on a fresh loopback port; requests no route matches are
 // logged and answered 404.
-func serve(mux *http.ServeMux) (*server, error) {
+func serve(mux *http.ServeMux, text, shell string) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	s := &server{URL: "http://" + ln.Addr().String()}
+	s := &server{URL: "http://" + ln.Addr().String(), Text: text, ShellCommand: shell}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.note("unhandled " + r.Method + " " + r.URL.Path)
 		http.NotFound(w, r)
