@@ -13,6 +13,14 @@ import (
 	"github.com/ainb/hive/test/mockmodel"
 )
 
+// codexQuiet keeps codex from checking for updates or sending analytics
+// during the tests (root keys, then a table: it ends a config's root part).
+const codexQuiet = `check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+`
+
 // codexHome writes a fresh CODEX_HOME whose config.toml sends codex's model
 // calls to the mock Responses API (codex writes into it: one per run).
 func codexHome(t *testing.T, dir, mockURL string) string {
@@ -21,7 +29,7 @@ func codexHome(t *testing.T, dir, mockURL string) string {
 	os.MkdirAll(home, 0o700)
 	cfg := fmt.Sprintf(`model = "gpt-5.4-mini"
 model_provider = "mock"
-
+%s
 [model_providers.mock]
 name = "mock"
 base_url = "%s/v1"
@@ -29,7 +37,7 @@ wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
 supports_websockets = false
-`, mockURL)
+`, codexQuiet, mockURL)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +121,7 @@ func TestBridgeCodexACPReadmeConfig(t *testing.T) {
 	e := newBridgeEnv(t)
 	ch := filepath.Join(e.dir, "codex-home")
 	os.MkdirAll(ch, 0o700)
-	os.WriteFile(filepath.Join(ch, "config.toml"), []byte(fmt.Sprintf("openai_base_url = %q\n", mock.URL+"/v1")), 0o600)
+	os.WriteFile(filepath.Join(ch, "config.toml"), []byte(fmt.Sprintf("openai_base_url = %q\n%s", mock.URL+"/v1", codexQuiet)), 0o600)
 	env["HOME"], env["CODEX_HOME"] = filepath.Join(e.dir, "home"), ch
 	var lines []string
 	for k, v := range a {

@@ -25,7 +25,9 @@ func TestBridgeGeminiCLI(t *testing.T) {
 	t.Cleanup(mock.Close)
 	e := newBridgeEnv(t)
 	home := filepath.Join(e.dir, "home")
-	os.MkdirAll(home, 0o700)
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
+	// No usage statistics or update checks from the tests.
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}`), 0o600)
 	e.config(t, []string{bin, "--acp"},
 		fmt.Sprintf(`env = { HOME = %q, GEMINI_API_KEY = "mock-key", GOOGLE_GEMINI_BASE_URL = %q }`, home, mock.URL),
 		`mode = "default"`, `permissions = "ask"`, `permission_timeout = "90s"`, `turn_timeout = "3m"`, `idle_timeout = "2m"`)
