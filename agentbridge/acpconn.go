@@ -28,7 +28,7 @@ type procEvents interface {
 	requestPermission(ctx context.Context, p *agentProc, rpcID json.RawMessage, req acp.RequestPermissionRequest) acp.RequestPermissionResponse
 	// permissionSeen is called from the raw stream, before the SDK handles
 	// the request, so an answer can never arrive before the request is known.
-	permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption)
+	permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption, line []byte)
 	// routeLine sees every raw line, both directions, in wire order.
 	routeLine(p *agentProc, dir string, line []byte)
 }
@@ -109,7 +109,7 @@ func (a *agentProc) onLine(dir string, line []byte) {
 			a.mu.Lock()
 			a.permIDs[k] = append(a.permIDs[k], append(json.RawMessage(nil), m.ID...))
 			a.mu.Unlock()
-			a.ev.permissionSeen(m.Params.SessionID, m.ID, m.Params.Options)
+			a.ev.permissionSeen(m.Params.SessionID, m.ID, m.Params.Options, line)
 		}
 	}
 	a.ev.routeLine(a, dir, line)

@@ -13,6 +13,7 @@ import (
 type pendingPerm struct {
 	session string
 	options []acp.PermissionOption
+	raw     json.RawMessage                   // the request's line, sent again to a late watcher
 	answer  chan acp.RequestPermissionOutcome // buffered 1; written once
 	done    bool                              // answered (under runner.mu)
 }
@@ -61,7 +62,7 @@ func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json
 
 // permissionSeen registers a request the moment its raw line is read, so
 // the owner's answer (sent after seeing the same line as a frame) finds it.
-func (r *runner) permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption) {
+func (r *runner) permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption, line []byte) {
 	if r.cfg.Permissions != PermAsk {
 		return
 	}
@@ -70,6 +71,28 @@ func (r *runner) permissionSeen(session string, rpcID json.RawMessage, options [
 	key := permKey(session, rpcID)
 	if r.perms[key] == nil {
 		r.perms[key] = &pendingPerm{session: session, options: options, answer: make(chan acp.RequestPermissionOutcome, 1)}
+	}
+	r.perms[key].raw = append(json.RawMessage(nil), line...)
+}
+
+// resendPending queues the frame of every permission request still waiting
+// for the owner once more (new seq, same raw line), so a watch started after
+// the request was raised can answer it.
+func (r *runner) resendPending() {
+	r.mu.Lock()
+	var waiting []*pendingPerm
+	for _, pp := range r.perms {
+		if !pp.done && pp.raw != nil {
+			waiting = append(waiting, pp)
+		}
+	}
+	r.mu.Unlock()
+	for _, pp := range waiting {
+		ref := turnRef{session: pp.session}
+		if _, t := r.running(pp.session); t != nil {
+			ref = t.ref()
+		}
+		r.obs.add(ref, "in", pp.raw)
 	}
 }
 
@@ -166,6 +189,7 @@ func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
 			r.obs.watch(ev.PubKey, ck, time.Now().Add(WatchLease))
 			r.log.Info("paired device watches the agent", "device", ev.PubKey)
 		}
+		r.resendPending()
 	case CtlPermission:
 		if !r.answerPerm(c.Session, c.Request, c.Option) {
 			r.log.Info("permission control frame matches no pending request (or an option not offered)", "session", c.Session, "request", string(c.Request))

@@ -39,7 +39,7 @@ const (
 	CtlPermission = "permission"
 	CtlCancel     = "cancel"
 	CtlSteer      = "steer"
-	CtlWatch      = "watch" // a paired device asks for observer frames for WatchLease
+	CtlWatch      = "watch" // pending permission requests again; a paired device also gets frames for WatchLease
 )
 
 // WatchLease is how long a paired device receives observer frames after its

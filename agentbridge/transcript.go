@@ -156,6 +156,9 @@ func (tr *Transcript) Apply(f Frame) []Event {
 			} `json:"options"`
 		}
 		json.Unmarshal(m.Params, &p)
+		if tr.permission(p.SessionID, m.ID) != nil {
+			break // sent again for a late watcher (watch control frame): already shown
+		}
 		pv := &PermissionView{Request: m.ID, Session: p.SessionID, ToolCall: p.ToolCall.ToolCallID, Title: p.ToolCall.Title}
 		for _, o := range p.Options {
 			pv.Options = append(pv.Options, OptionView{o.OptionID, o.Name, o.Kind})
@@ -253,6 +256,18 @@ func (t *TurnView) upsertTool(f toolFields) *ToolView {
 		tv.Title = tv.ID
 	}
 	return tv
+}
+
+// permission finds a request already in the transcript by session and id.
+func (tr *Transcript) permission(session string, id json.RawMessage) *PermissionView {
+	for _, t := range tr.Turns {
+		for _, pv := range t.Permissions {
+			if pv.Session == session && bytes.Equal(bytes.TrimSpace(pv.Request), bytes.TrimSpace(id)) {
+				return pv
+			}
+		}
+	}
+	return nil
 }
 
 // Pending returns the permission requests still waiting for an answer.

@@ -75,3 +75,24 @@ func TestTranscriptLateToolCallKeepsStatus(t *testing.T) {
 		t.Fatalf("%+v", tv)
 	}
 }
+
+// A request sent again for a late watcher is shown once; a watcher that saw
+// only the resent frame has it pending.
+func TestTranscriptPermissionSentAgain(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"ls"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}}`
+	tr := NewTranscript()
+	if evs := tr.Apply(frame(1, "in", req)); len(evs) != 1 || evs[0].Kind != "permission" {
+		t.Fatalf("first: %+v", evs)
+	}
+	if evs := tr.Apply(frame(2, "in", req)); len(evs) != 0 {
+		t.Fatalf("resent request changed the view: %+v", evs)
+	}
+	if p := tr.Pending(); len(p) != 1 {
+		t.Fatalf("%d pending", len(p))
+	}
+	late := NewTranscript()
+	late.Apply(frame(40, "in", req))
+	if p := late.Pending(); len(p) != 1 || p[0].Title != "ls" {
+		t.Fatalf("late watcher: %+v", p)
+	}
+}

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"fmt"
 	"github.com/ainb/hive/identity"
 	"os"
@@ -167,25 +166,7 @@ func agentWatchLines(t *testing.T, who string) {
 		d := e.pairDevice(t, e.alice)
 		sk, extra = d.sk, []string{"--auth-tag", identity.TagJSON(d.tag)}
 	}
-	keyFile := filepath.Join(e.dir, who+".key")
-	keys, _ := identity.KeysFromSecretHex(sk)
-	identity.SaveKeyFile(keyFile, keys, identity.SaveOptions{})
-	cmd := exec.Command(binary(t), append([]string{"agent", "watch", e.agent.pk, "--key", keyFile, "--hub", e.h.URL}, extra...)...)
-	out, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	lines := make(chan string, 1000)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines, stderr := e.agentWatch(t, who, sk, extra...)
 	time.Sleep(time.Second) // the watch subscribes (and a device's lease reaches the bridge)
 	m := e.mention(t, e.a, e.alice, "room", "watch me [[tool]] [[permission]]")
 	e.waitReply(t, "room", m.ID, 20*time.Second, b)
@@ -198,7 +179,7 @@ func agentWatchLines(t *testing.T, who string) {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("watch exited (%s); lines so far:\n%s", stderr.String(), strings.Join(got, "\n"))
+				t.Fatalf("watch exited (%s); lines so far:\n%s", stderr, strings.Join(got, "\n"))
 			}
 			got = append(got, l)
 			for w := range want {

@@ -51,9 +51,11 @@ turn, q to quit. When stdout is not a terminal (or with --plain) one line is
 printed per change; --json prints every decrypted frame as one JSON line.
 
 The key is the agent's owner's, or a paired device's of the owner (hive pair /
-hive join; its profile holds the attestation, or give --auth-tag): a device
-asks the bridge for the frames with a watch control frame, renewed every 2
-minutes while it watches.`,
+hive join; its profile holds the attestation, or give --auth-tag). On start it
+sends the bridge a watch control frame, renewed every 2 minutes: the bridge
+sends again every permission request still waiting for an answer (so a watch
+started after the request can answer it), and a device receives the frames
+while it watches.`,
 		Example: `  hive agent watch npub1... --key owner.key --hub ws://127.0.0.1:7447
   hive agent watch npub1... --json | jq .msg.method     # with the current profile`,
 		Args: exactArgs(1, "AGENT"),
@@ -77,10 +79,10 @@ minutes while it watches.`,
 			}
 			w := &watcher{s: s, agent: agent, ck: ck}
 			frames, errc := w.frames(ctx)
-			if s.t.authTag != nil { // an attested key: a paired device of the owner asks for the frames
-				if err := w.leaseFrames(ctx); err != nil {
-					return err
-				}
+			// The watch control frame makes the bridge re-send the permission
+			// requests still waiting, and gives a paired device its lease.
+			if err := w.leaseFrames(ctx); err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
 			switch {
@@ -97,8 +99,9 @@ minutes while it watches.`,
 	return cmd
 }
 
-// leaseFrames asks the agent's bridge for observer frames (a paired
-// device's watch control frame) and keeps renewing the lease until ctx ends.
+// leaseFrames sends the watch control frame (the owner gets the pending
+// permission requests again; a paired device also gets frames for
+// WatchLease) and renews it every WatchRenew until ctx ends.
 func (w *watcher) leaseFrames(ctx context.Context) error {
 	watch := agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}
 	if err := w.control(ctx, watch); err != nil {
@@ -128,13 +131,16 @@ func isTerminal(w io.Writer) bool {
 func (w *watcher) frames(ctx context.Context) (<-chan agentbridge.Frame, <-chan error) {
 	out := make(chan agentbridge.Frame, 256)
 	errc := make(chan error, 1)
+	// The REQ is on the wire before this returns, so frames the bridge sends
+	// in answer to the watch control frame that follows are not missed.
+	sub, err := w.s.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.ObserverFrame}, Authors: []string{w.agent}, Tags: nostr.TagMap{"p": {w.s.PublicKey()}}})
+	if err != nil {
+		errc <- err
+		close(out)
+		return out, errc
+	}
 	go func() {
 		defer close(out)
-		sub, err := w.s.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.ObserverFrame}, Authors: []string{w.agent}, Tags: nostr.TagMap{"p": {w.s.PublicKey()}}})
-		if err != nil {
-			errc <- err
-			return
-		}
 		defer sub.Close()
 		for {
 			select {
