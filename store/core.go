@@ -18,6 +18,9 @@ type Core struct {
 	queue  *groupcommit.Queue[*write] // the writer goroutine's input
 	upkeep *Maintenance
 	closed sync.Once
+
+	// SQL built once from the dialect, for the checks every save runs.
+	deletedSQL, addrDeletedSQL string
 }
 
 // Defaults fills in the options every backend shares (limits, clock, log,
@@ -44,6 +47,10 @@ func (o *Options) Defaults() {
 // its defaults filled in (Options.Defaults).
 func NewCore(db Backend, opts Options) *Core {
 	c := &Core{opts: opts, db: db}
+	c.deletedSQL = `SELECT EXISTS (SELECT 1 FROM ` + db.TagJoin() + `
+		WHERE t.name = 'e' AND t.value = ? AND e.kind = ? AND e.pubkey = ?)`
+	c.addrDeletedSQL = `SELECT EXISTS (SELECT 1 FROM ` + db.TagJoin() + `
+		WHERE t.name = 'a' AND t.value = ? AND e.kind = ? AND e.pubkey = ? AND e.created_at >= ?)`
 	c.queue = groupcommit.New(groupcommit.Options{MaxBatch: opts.MaxBatch, QueueSize: opts.QueueSize, Window: opts.CommitWindow, WindowBatch: opts.WindowBatch}, c.commit)
 	c.upkeep = StartMaintenance(opts.SweepEvery, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

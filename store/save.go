@@ -137,9 +137,7 @@ func (c *Core) check(tx WriteTx, ev *nostr.Event, lookup bool) (plan, error) {
 // every instance sharing it sees every deletion.
 func (c *Core) isDeleted(tx WriteTx, ev *nostr.Event) (bool, error) {
 	var gone bool
-	err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM `+c.db.TagJoin()+`
-		WHERE t.name = 'e' AND t.value = ? AND e.kind = ? AND e.pubkey = ?)`,
-		ev.ID, kinds.Deletion, ev.PubKey).Scan(&gone)
+	err := tx.QueryRow(c.deletedSQL, ev.ID, kinds.Deletion, ev.PubKey).Scan(&gone)
 	return gone, err
 }
 
@@ -148,9 +146,7 @@ func (c *Core) isDeleted(tx WriteTx, ev *nostr.Event) (bool, error) {
 func (c *Core) addrDeleted(tx WriteTx, ev *nostr.Event) (bool, error) {
 	addr := fmt.Sprintf("%d:%s:%s", ev.Kind, ev.PubKey, ev.Tags.GetD())
 	var gone bool
-	err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM `+c.db.TagJoin()+`
-		WHERE t.name = 'a' AND t.value = ? AND e.kind = ? AND e.pubkey = ? AND e.created_at >= ?)`,
-		addr, kinds.Deletion, ev.PubKey, int64(ev.CreatedAt)).Scan(&gone)
+	err := tx.QueryRow(c.addrDeletedSQL, addr, kinds.Deletion, ev.PubKey, int64(ev.CreatedAt)).Scan(&gone)
 	return gone, err
 }
 
