@@ -99,7 +99,7 @@ func stateEvents(q querier, fn func(*nostr.Event) error) error {
 // database and lists each row that differs from the live tables. The live
 // database is only read.
 func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed int, err error) {
-	live, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro&_busy_timeout=10000")
+	live, err := sqlite.OpenReadOnly(dbPath)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -2,8 +2,9 @@ package hub
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+
+	"github.com/ainb/hive/store/sqlite"
 )
 
 // Stats are counts from a hub's projection, for `hive status --data DIR`.
@@ -18,7 +19,7 @@ type Stats struct {
 // database at dbPath, read-only (the hub may be running).
 func ReadStats(ctx context.Context, dbPath string) (Stats, error) {
 	var s Stats
-	db, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro&_busy_timeout=10000")
+	db, err := sqlite.OpenReadOnly(dbPath)
 	if err != nil {
 		return s, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
@@ -85,7 +85,7 @@ type migrateResult struct {
 // the rules call for them, as it does for live writes.
 func migrate(ctx context.Context, path string, dst store.Log, hubKey string) (migrateResult, error) {
 	var res migrateResult
-	src, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	src, err := sqlite.OpenReadOnly(path)
 	if err != nil {
 		return res, err
 	}

@@ -172,3 +172,9 @@ type connector struct {
 
 func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c *connector) Driver() driver.Driver                        { return c.drv }
+
+// OpenReadOnly opens the database at path for reading only, for tools that
+// read a log a hub may be writing (status, replay --verify, migrate).
+func OpenReadOnly(path string) (*sql.DB, error) {
+	return sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_busy_timeout=10000")
+}
