@@ -155,7 +155,8 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	if st, err := os.Stat(a.Cwd); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("cwd %s is not a directory", a.Cwd)
 	}
-	state, err := OpenState(cfg.Resolve(cfg.StateDir), a.Name)
+	log := opt.Log.With("agent", a.Name)
+	state, err := OpenState(cfg.Resolve(cfg.StateDir), a.Name, func(err error) { log.Error("saving state", "err", err) })
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: a, to: to, opt: opt, log: opt.Log.With("agent", a.Name), keys: keys, tag: tag, owner: att.Owner,
+	r := &runner{cfg: a, to: to, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
 		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
 		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}, loose: map[string]*untracked{}}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)

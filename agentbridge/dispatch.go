@@ -262,9 +262,7 @@ func (r *runner) finish(ch string, batch []Mention) {
 			}
 		}
 	}
-	if err := r.state.MarkAnswered(batch, floor.Unix()); err != nil {
-		r.log.Error("saving state", "err", err)
-	}
+	r.state.MarkAnswered(batch, floor.Unix())
 }
 
 // shutdown stops every agent process.
@@ -281,4 +279,5 @@ func (r *runner) shutdown() {
 		}
 	}
 	wg.Wait()
+	r.state.Flush()
 }

@@ -26,21 +26,33 @@ type stateFile struct {
 	Answered map[string]int64      `json:"answered"` // mention id -> created_at, near the cursor
 }
 
-// State is an agent's durable bridge state, written atomically on change.
+// State is an agent's durable bridge state. A change is visible at once and
+// written to disk (atomically, with fsync) in the background, so nothing on
+// the way from a mention to its prompt waits for the disk; Flush waits for
+// the writes. Changes made while a write is under way go out together in the
+// next one.
 type State struct {
-	mu    sync.Mutex
-	path  string
-	f     stateFile
-	fresh bool // no state existed: this is the first start
+	mu     sync.Mutex
+	path   string
+	f      stateFile
+	fresh  bool   // no state existed: this is the first start
+	ver    uint64 // changes made
+	saved  uint64 // changes on disk (or whose write failed: err)
+	saving bool   // the writer goroutine is running
+	err    error  // the last write's error
+	onErr  func(error)
+	done   *sync.Cond // broadcast after each write
 }
 
-// OpenState loads or creates the state of one agent under dir.
-func OpenState(dir, agent string) (*State, error) {
+// OpenState loads or creates the state of one agent under dir. onErr (if
+// not nil) hears of background writes that fail.
+func OpenState(dir, agent string, onErr func(error)) (*State, error) {
 	d := filepath.Join(dir, agent)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return nil, fmt.Errorf("state_dir: %w", err)
 	}
-	s := &State{path: filepath.Join(d, "state.json")}
+	s := &State{path: filepath.Join(d, "state.json"), onErr: onErr}
+	s.done = sync.NewCond(&s.mu)
 	b, err := os.ReadFile(s.path)
 	switch {
 	case os.IsNotExist(err):
@@ -59,7 +71,13 @@ func OpenState(dir, agent string) (*State, error) {
 	if s.f.Answered == nil {
 		s.f.Answered = map[string]int64{}
 	}
-	return s, s.saveLocked()
+	if b, err = s.encodeLocked(); err == nil {
+		err = s.write(b)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state_dir: %w", err)
+	}
+	return s, nil
 }
 
 // Fresh reports whether this agent had no state (first start).
@@ -82,7 +100,7 @@ func (s *State) Answered(id string) bool {
 
 // MarkAnswered records answered mentions and moves the cursor to floor (the
 // oldest mention still waiting, or now when none is).
-func (s *State) MarkAnswered(ms []Mention, floor int64) error {
+func (s *State) MarkAnswered(ms []Mention, floor int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range ms {
@@ -99,7 +117,7 @@ func (s *State) MarkAnswered(ms []Mention, floor int64) error {
 			delete(s.f.Answered, id)
 		}
 	}
-	return s.saveLocked()
+	s.changedLocked()
 }
 
 // Session returns the persisted session of a channel.
@@ -110,19 +128,63 @@ func (s *State) Session(channel string) (SessionRef, bool) {
 	return r, ok
 }
 
-// SetSession persists a channel's session.
-func (s *State) SetSession(channel string, r SessionRef) error {
+// SetSession records a channel's session.
+func (s *State) SetSession(channel string, r SessionRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.f.Sessions[channel] = r
-	return s.saveLocked()
+	s.changedLocked()
 }
 
-func (s *State) saveLocked() error {
-	b, err := json.MarshalIndent(&s.f, "", " ")
-	if err != nil {
-		return err
+// changedLocked counts a change and starts the writer if it is not running.
+func (s *State) changedLocked() {
+	s.ver++
+	if !s.saving {
+		s.saving = true
+		go s.writer()
 	}
+}
+
+// writer writes the state until the file holds every change, then ends.
+func (s *State) writer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.saved < s.ver {
+		v := s.ver
+		b, err := s.encodeLocked()
+		if err == nil {
+			s.mu.Unlock()
+			err = s.write(b)
+			s.mu.Lock()
+		}
+		s.saved, s.err = v, err
+		s.done.Broadcast()
+		if err != nil && s.onErr != nil {
+			s.mu.Unlock()
+			s.onErr(err)
+			s.mu.Lock()
+		}
+	}
+	s.saving = false
+}
+
+// Flush waits until every change made so far is on disk; it returns the
+// error of the last write.
+func (s *State) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for v := s.ver; s.saved < v; {
+		s.done.Wait()
+	}
+	return s.err
+}
+
+func (s *State) encodeLocked() ([]byte, error) {
+	return json.MarshalIndent(&s.f, "", " ")
+}
+
+// write replaces the state file with b: a temporary file, fsync, rename.
+func (s *State) write(b []byte) error {
 	tmp := s.path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {

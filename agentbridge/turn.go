@@ -200,9 +200,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 		return "", err
 	}
 	s.loaded[t.channel] = id
-	if err := r.state.SetSession(t.channel, SessionRef{Session: id, Cwd: r.cfg.Cwd}); err != nil {
-		r.log.Error("saving state", "err", err)
-	}
+	r.state.SetSession(t.channel, SessionRef{Session: id, Cwd: r.cfg.Cwd})
 	return notice, nil
 }
 
