@@ -19,21 +19,25 @@
 // for (claude-agent-acp's detached turn); ACPAGENT_STEER=newturn answers
 // every steer "startedNewTurn" and does the same (an adapter that ignores
 // idleBehavior). ACPAGENT_NO_LOAD=1
-// hides loadSession; ACPAGENT_LOG appends "<first line of prompt> <unixnano>"
-// per prompt (for the benchmark).
+// hides loadSession; ACPAGENT_LOG appends "<first line of prompt> <unixnano>
+// <unixnano>" per prompt (for the benchmark): when the Prompt handler ran, and
+// when the read from stdin that brought the session/prompt line returned.
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -46,9 +50,10 @@ type session struct {
 }
 
 type agent struct {
-	conn *acp.AgentSideConnection
-	dir  string
-	logf *os.File
+	conn  *acp.AgentSideConnection
+	dir   string
+	logf  *os.File
+	stdin stampReader
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -62,12 +67,26 @@ func main() {
 		dir = ".acpagent"
 	}
 	os.MkdirAll(dir, 0o755)
-	a := &agent{dir: dir, sessions: map[string]*session{}}
+	a := &agent{dir: dir, sessions: map[string]*session{}, stdin: stampReader{r: os.Stdin}}
 	if p := os.Getenv("ACPAGENT_LOG"); p != "" {
 		a.logf, _ = os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	}
-	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	a.conn = acp.NewAgentSideConnection(a, os.Stdout, &a.stdin)
 	<-a.conn.Done()
+}
+
+// stampReader is stdin, noting when a read brings a session/prompt request.
+type stampReader struct {
+	r      io.Reader
+	prompt atomic.Int64 // unix nanos
+}
+
+func (s *stampReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if bytes.Contains(p[:n], []byte(`"session/prompt"`)) {
+		s.prompt.Store(time.Now().UnixNano())
+	}
+	return n, err
 }
 
 func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
@@ -164,7 +183,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		all.WriteString(t + "\n")
 		if a.logf != nil && len(contents) == 0 {
 			first, _, _ := strings.Cut(t, "\n")
-			fmt.Fprintf(a.logf, "%s %d\n", first, time.Now().UnixNano())
+			fmt.Fprintf(a.logf, "%s %d %d\n", first, time.Now().UnixNano(), a.stdin.prompt.Load())
 		}
 		if _, body, ok := strings.Cut(t, "\n"); ok {
 			t = body
