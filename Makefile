@@ -7,7 +7,7 @@ DATA    ?= .hive
 ADDR    ?= 127.0.0.1:7447
 RUNFLAGS ?=
 
-.PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick fuzz soak clean
+.PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
 	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/hive
@@ -52,6 +52,12 @@ bench:
 
 bench-quick:
 	cd bench && $(GO) run -tags $(TAGS) . -quick $(BENCHFLAGS)
+
+# hive bridge: mention stored -> prompt at the agent, and 32 pooled agents'
+# turns/s (test/bridge_bench_test.go), 3 runs with the load average beside
+# each; rewrites the bridge results in bench/README.md. About 4 minutes.
+bench-bridge:
+	cd bench && $(GO) run -tags $(TAGS) . bridge -write-readme $(BENCHFLAGS)
 
 FUZZTIME ?= 30s
 fuzz:

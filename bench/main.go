@@ -2,6 +2,7 @@
 // eventstore's sqlite3 backend) in one run and prints a Markdown table side by side.
 //
 //	go run -tags libsecp256k1 . [-quick] [-write-readme]
+//	go run -tags libsecp256k1 . bridge [-runs 3] [-write-readme]   (hive bridge's benchmarks, see bridge.go)
 //
 // `bench peer --addr ... --db ...` is the peer relay itself; the benchmark re-executes its own
 // binary that way so the peer is a separate process whose RSS can be read.
@@ -67,6 +68,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "peer" {
 		if err := runPeer(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "peer:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "bridge" {
+		if err := runBridge(os.Args[2:]); err != nil {
+			logf("error: %v", err)
 			os.Exit(1)
 		}
 		return
@@ -150,7 +158,7 @@ func main() {
 	table := renderTable(&c, res)
 	fmt.Print(table)
 	if c.writeReadme {
-		if err := writeReadme(c.readme, envSection(&c)+"\n"+table); err != nil {
+		if err := writeSection(c.readme, beginMarker, endMarker, envSection(&c)+"\n"+table); err != nil {
 			logf("error: %v", err)
 			os.Exit(1)
 		}

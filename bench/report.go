@@ -371,17 +371,18 @@ const (
 	endMarker   = "<!-- END RESULTS -->"
 )
 
-func writeReadme(path, body string) error {
+// writeSection replaces what lies between the begin and end markers of the README at path.
+func writeSection(path, begin, end, body string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	s := string(b)
-	i := strings.Index(s, beginMarker)
-	j := strings.Index(s, endMarker)
+	i := strings.Index(s, begin)
+	j := strings.Index(s, end)
 	if i < 0 || j < i {
-		return fmt.Errorf("%s has no results markers", path)
+		return fmt.Errorf("%s has no markers %s ... %s", path, begin, end)
 	}
-	out := s[:i+len(beginMarker)] + "\n\n" + body + "\n" + s[j:]
+	out := s[:i+len(begin)] + "\n\n" + body + "\n" + s[j:]
 	return os.WriteFile(path, []byte(out), 0o644)
 }
