@@ -22,6 +22,11 @@ type Options struct {
 	Passphrase identity.PassphraseFunc // for encrypted key files
 	Log        *slog.Logger
 	Stderr     io.Writer // agents' stderr (os.Stderr by default)
+	// Guard, when set, is the command prefix that runs each agent under
+	// RunGuard (hive bridge: the hive binary's hidden agent-guard command),
+	// so a bridge that dies without stopping its agents takes their whole
+	// process groups with it.
+	Guard []string
 }
 
 // kindsNeeded are the kinds the bridge publishes as the agent.

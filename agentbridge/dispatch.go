@@ -96,7 +96,7 @@ func (r *runner) spawnSlot(ctx context.Context, s *slot, delay time.Duration) {
 			return
 		case <-time.After(delay):
 		}
-		p, err := startAgent(ctx, r.cfg.Command, r.cfg.Cwd, r.cfg.Env, r.cfg.AuthMethod, r.opt.Stderr, r)
+		p, err := startAgent(ctx, append(append([]string(nil), r.opt.Guard...), r.cfg.Command...), r.cfg.Cwd, r.cfg.Env, r.cfg.AuthMethod, r.opt.Stderr, r)
 		r.do(func(ctx context.Context) {
 			if err != nil {
 				r.log.Error("agent process failed to start", "slot", s.idx, "err", err)

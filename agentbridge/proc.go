@@ -48,7 +48,8 @@ func LookCommand(cmd []string, env map[string]string) error {
 	return nil
 }
 
-// spawn starts the command in its own process group.
+// spawn starts the command in its own process group; the kernel sends it
+// deathSignal if the bridge dies (see RunGuard).
 func spawn(command []string, dir string, env map[string]string, stderr io.Writer, hook LineHook) (*proc, error) {
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Dir = dir
@@ -56,7 +57,7 @@ func spawn(command []string, dir string, env map[string]string, stderr io.Writer
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

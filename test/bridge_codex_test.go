@@ -154,3 +154,42 @@ func TestBridgeCodexACPReadmeConfig(t *testing.T) {
 		t.Fatalf("the model API saw Authorization %q, want the README's key", got)
 	}
 }
+
+// kill -9 of the bridge while codex-acp runs: the agent guard takes codex's
+// whole process group down with the bridge (codex ignores stdin EOF, so
+// without it the wrapper and its native child lived on); a mention posted
+// while the bridge is down is answered once after the restart, in the same
+// codex session, resumed with session/load (codex sent the model the
+// conversation from before the crash).
+func TestBridgeCodexKill9Resumes(t *testing.T) {
+	bin := adapterBin(t, "codex-acp")
+	mock := openAIMock(t, "true")
+	e := newBridgeEnv(t)
+	home := filepath.Join(e.dir, "home")
+	os.MkdirAll(home, 0o700)
+	ch := codexHome(t, e.dir, mock.URL)
+	e.config(t, []string{bin}, fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch))
+	e.workDir(t)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
+	e.waitReply(t, "room", m0.ID, 90*time.Second, b)
+	procs := procsWithEnv("CODEX_HOME=" + ch)
+	b.kill9()
+	noProcsLeft(t, "CODEX_HOME="+ch, procs)
+
+	m1 := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
+	b2 := e.start(t)
+	r := e.waitReply(t, "room", m1.ID, 90*time.Second, b2)
+	if r.Content != "recall: pineapple" {
+		t.Fatalf("reply after the restart %q; mock log %v; bridge log:\n%s", r.Content, mock.Log(), b2.logs())
+	}
+	time.Sleep(time.Second)
+	for _, id := range []string{m0.ID, m1.ID} {
+		if n := e.repliesTo(t, "room", id); n != 1 {
+			t.Fatalf("%d replies to %s", n, id)
+		}
+	}
+	procs = procsWithEnv("CODEX_HOME=" + ch)
+	b2.stop()
+	noProcsLeft(t, "CODEX_HOME="+ch, procs)
+}

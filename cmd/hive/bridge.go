@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -37,7 +38,12 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 				level = slog.LevelDebug
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-			b, err := agentbridge.New(cfg, agentbridge.Options{Passphrase: passphraseSource(cmd, false), Log: log})
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("locating the hive binary for the agent guard: %w", err)
+			}
+			b, err := agentbridge.New(cfg, agentbridge.Options{Passphrase: passphraseSource(cmd, false), Log: log,
+				Guard: []string{self, guardCmd}})
 			if err != nil {
 				return err // classified: a missing file, a refused key, else usage
 			}
@@ -49,4 +55,21 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 	cmd.Flags().StringVar(&config, "config", "", "the bridge's TOML config file (required)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log every routing decision")
 	return cmd
+}
+
+// guardCmd is the hidden command the bridge runs each agent under.
+const guardCmd = "agent-guard"
+
+// newAgentGuardCmd is `hive agent-guard COMMAND...`: the bridge's process
+// group guard for one agent (agentbridge.RunGuard). Not for people.
+func newAgentGuardCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                guardCmd + " COMMAND [ARG...]",
+		Short:              "Run one ACP agent for hive bridge; kill its process group if the bridge dies",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		Run: func(_ *cobra.Command, args []string) {
+			os.Exit(agentbridge.RunGuard(args))
+		},
+	}
 }

@@ -30,7 +30,7 @@ func newRootCmd() *cobra.Command {
 	usageErrors(root)
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
 		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newWaitCmd(), newStatusCmd(),
-		newBridgeCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
+		newBridgeCmd(), newAgentGuardCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

@@ -12,5 +12,7 @@
 // All answer the same way: a turn whose newest user text contains
 // "[[shell]]" (and that offers a shell tool) is answered with a tool call
 // running ShellCommand; the request carrying that call's output is answered
-// with "the command ran". Everything else is answered with Text.
+// with "the command ran". Everything else is answered with Text. The OpenAI
+// mock also answers "[[recall]]" with the [[remember:WORD]] cues of the
+// conversation it was sent.
 package mockmodel

@@ -117,6 +117,15 @@ func (m *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
 		m.note("responses: after " + last.Type)
 	case last.Type == "message" && last.Role == "user" && strings.Contains(inputText(last), "[[shell]]") && m.shellCall(&out, n, req):
 		m.note("responses: function_call " + out.Name)
+	case last.Type == "message" && last.Role == "user" && strings.Contains(inputText(last), "[[recall]]"):
+		var said []string
+		for _, it := range req.Input {
+			if it.Type == "message" && it.Role == "user" {
+				said = append(said, inputText(it))
+			}
+		}
+		out = m.message(n, recall(said))
+		m.note("responses: " + recall(said))
 	default:
 		out = m.message(n, m.Text)
 		m.note(fmt.Sprintf("responses: text (model %s, tools=%d)", req.Model, len(req.Tools)))

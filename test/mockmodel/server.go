@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -66,4 +68,19 @@ func sse(w http.ResponseWriter) func(event string, v any) {
 			fl.Flush()
 		}
 	}
+}
+
+var rememberCue = regexp.MustCompile(`\[\[remember:([^\]]+)\]\]`)
+
+// recall is the answer to "[[recall]]": "recall: " and every
+// [[remember:WORD]] the conversation's user messages hold, in order (what
+// the model was sent shows whether the agent kept its history).
+func recall(userTexts []string) string {
+	var words []string
+	for _, t := range userTexts {
+		for _, m := range rememberCue.FindAllStringSubmatch(t, -1) {
+			words = append(words, m[1])
+		}
+	}
+	return "recall: " + strings.Join(words, " ")
 }
