@@ -102,10 +102,17 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		r.postFailure(ctx, batch, "the agent could not open a session: "+err.Error())
 		return turnAnswered
 	}
-	if notice != "" {
-		r.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
+	noticed := make(chan struct{}) // the notice is posted while the prompt goes out, and before the reply
+	if notice == "" {
+		close(noticed)
+	} else {
+		go func() {
+			defer close(noticed)
+			r.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
+		}()
 	}
 	res, err := r.prompt(ctx, p, t)
+	<-noticed
 	t.mu.Lock()
 	t.finished = true
 	text, note := strings.TrimSpace(t.text.String()), t.stopNote

@@ -2,6 +2,8 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +178,45 @@ func TestBridgeKill9ResumesSession(t *testing.T) {
 		if n := e.repliesTo(t, "room", id); n != 1 {
 			t.Fatalf("%d replies to %s", n, id)
 		}
+	}
+}
+
+// An agent that cannot load sessions gets a fresh one after a restart, and
+// the channel is told so before the reply (the notice goes out while the
+// prompt does, never after the reply).
+func TestBridgeResumeImpossibleSaysSo(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
+	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	b.stop()
+
+	e.config(t, []string{goTool(t, "acpagent")}, fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_NO_LOAD = \"1\" }", filepath.Join(e.dir, "sessions")))
+	b2 := e.start(t)
+	live := e.h.as(t, e.alice)
+	since := nostr.Now()
+	live.send([]any{"REQ", "agent", nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {"room"}}, Since: &since}})
+	m1 := e.mention(t, e.a, e.alice, "room", "and now? [[recall]]")
+	var got []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		m := live.next(time.Until(deadline))
+		if str(m[0]) != "EVENT" {
+			continue
+		}
+		var ev nostr.Event
+		json.Unmarshal(m[2], &ev)
+		reply := ev.Tags.FindLast("e")
+		if len(reply) >= 2 && reply[1] == m0.ID {
+			continue // the answer before the restart, in the same second
+		}
+		got = append(got, ev.Content)
+		if len(reply) >= 4 && reply[1] == m1.ID && reply[3] == "reply" {
+			break
+		}
+	}
+	notice := "(this agent cannot resume sessions: starting a fresh one, without the earlier context)"
+	if len(got) != 2 || got[0] != notice || !strings.HasPrefix(got[1], "recall:") || strings.Contains(got[1], "pineapple") {
+		t.Fatalf("the agent posted %q, want the notice, then the reply from a fresh session; log:\n%s", got, b2.logs())
 	}
 }
