@@ -158,14 +158,21 @@ func TestBridgeCrashLoopFailureReply(t *testing.T) {
 	}
 }
 
-// kill -9 of the bridge: a mention posted while it is down is answered once
-// after the restart, and the session is resumed with its context.
-func TestBridgeKill9ResumesSession(t *testing.T) {
+// startRemembering runs a bridge on the scripted agent whose session in
+// room has remembered a word.
+func startRemembering(t *testing.T) (*bridgeEnv, *bridgeProc, *nostr.Event) {
 	e := newBridgeEnv(t)
 	e.scripted(t)
 	b := e.start(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	return e, b, m0
+}
+
+// kill -9 of the bridge: a mention posted while it is down is answered once
+// after the restart, and the session is resumed with its context.
+func TestBridgeKill9ResumesSession(t *testing.T) {
+	e, b, m0 := startRemembering(t)
 	b.kill9()
 	m1 := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
 	b2 := e.start(t)
@@ -185,11 +192,7 @@ func TestBridgeKill9ResumesSession(t *testing.T) {
 // the channel is told so before the reply (the notice goes out while the
 // prompt does, never after the reply).
 func TestBridgeResumeImpossibleSaysSo(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	e, b, m0 := startRemembering(t)
 	b.stop()
 
 	e.config(t, []string{goTool(t, "acpagent")}, fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_NO_LOAD = \"1\" }", filepath.Join(e.dir, "sessions")))
