@@ -179,9 +179,9 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			t.mu.Lock()
 			t.session = ref.Session
 			t.mu.Unlock()
-			_, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers()})
+			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers()})
 			if err == nil {
-				if err := r.pin(cctx, p, ref.Session); err != nil {
+				if err := r.pin(cctx, p, ref.Session, res.ConfigOptions); err != nil {
 					return "", err
 				}
 				s.loaded[t.channel] = ref.Session
@@ -203,7 +203,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 	t.mu.Lock()
 	t.session = id
 	t.mu.Unlock()
-	if err := r.pin(cctx, p, id); err != nil {
+	if err := r.pin(cctx, p, id, res.ConfigOptions); err != nil {
 		return "", err
 	}
 	s.loaded[t.channel] = id
@@ -211,15 +211,16 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 	return notice, nil
 }
 
-// pin applies the configured mode and model to a session.
-func (r *runner) pin(ctx context.Context, p *agentProc, session string) error {
+// pin applies the configured mode and model to a session; opts are the
+// config options session/new or session/load listed.
+func (r *runner) pin(ctx context.Context, p *agentProc, session string, opts []acp.SessionConfigOption) error {
 	if r.cfg.Mode != "" {
 		if _, err := p.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: acp.SessionId(session), ModeId: acp.SessionModeId(r.cfg.Mode)}); err != nil {
 			return fmt.Errorf("setting mode %q: %s", r.cfg.Mode, errText(err))
 		}
 	}
 	if r.cfg.Model != "" {
-		if _, err := p.conn.UnstableSetSessionModel(ctx, acp.UnstableSetSessionModelRequest{SessionId: acp.SessionId(session), ModelId: acp.UnstableModelId(r.cfg.Model)}); err != nil {
+		if err := setModel(ctx, p, session, r.cfg.Model, opts); err != nil {
 			return fmt.Errorf("setting model %q: %s", r.cfg.Model, errText(err))
 		}
 	}

@@ -160,7 +160,8 @@ func TestBridgeCodexACPReadmeConfig(t *testing.T) {
 // without it the wrapper and its native child lived on); a mention posted
 // while the bridge is down is answered once after the restart, in the same
 // codex session, resumed with session/load (codex sent the model the
-// conversation from before the crash).
+// conversation from before the crash), with the configured model pinned
+// again after the load.
 func TestBridgeCodexKill9Resumes(t *testing.T) {
 	bin := adapterBin(t, "codex-acp")
 	mock := openAIMock(t, "true")
@@ -168,11 +169,16 @@ func TestBridgeCodexKill9Resumes(t *testing.T) {
 	home := filepath.Join(e.dir, "home")
 	os.MkdirAll(home, 0o700)
 	ch := codexHome(t, e.dir, mock.URL)
-	e.config(t, []string{bin}, fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch))
+	// CODEX_HOME names gpt-5.4-mini; the bridge pins gpt-5.4 (codex has no
+	// session/set_model: the bridge sets its "model" config option).
+	e.config(t, []string{bin}, fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch), `model = "gpt-5.4"`)
 	e.workDir(t)
 	b := e.start(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
 	e.waitReply(t, "room", m0.ID, 90*time.Second, b)
+	if got := mock.Model(); got != "gpt-5.4" {
+		t.Fatalf("codex asked the model API for %q, not the pinned gpt-5.4; bridge log:\n%s", got, b.logs())
+	}
 	procs := procsWithEnv("CODEX_HOME=" + ch)
 	b.kill9()
 	noProcsLeft(t, "CODEX_HOME="+ch, procs)
@@ -182,6 +188,9 @@ func TestBridgeCodexKill9Resumes(t *testing.T) {
 	r := e.waitReply(t, "room", m1.ID, 90*time.Second, b2)
 	if r.Content != "recall: pineapple" {
 		t.Fatalf("reply after the restart %q; mock log %v; bridge log:\n%s", r.Content, mock.Log(), b2.logs())
+	}
+	if got := mock.Model(); got != "gpt-5.4" {
+		t.Fatalf("after session/load codex asked for %q, not the pinned gpt-5.4", got)
 	}
 	time.Sleep(time.Second)
 	for _, id := range []string{m0.ID, m1.ID} {

@@ -13,8 +13,15 @@ import (
 type OpenAI struct {
 	*server
 
-	seq  atomic.Int64 // response and item ids
-	auth atomic.Value // string: the Authorization header of the newest request
+	seq   atomic.Int64 // response and item ids
+	auth  atomic.Value // string: the Authorization header of the newest request
+	model atomic.Value // string: the model the newest request named
+}
+
+// Model is the model the newest request named.
+func (m *OpenAI) Model() string {
+	s, _ := m.model.Load().(string)
+	return s
 }
 
 // Authorization is the Authorization header of the newest model request
@@ -105,6 +112,7 @@ func (m *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.auth.Store(r.Header.Get("Authorization"))
+	m.model.Store(req.Model)
 	n := m.seq.Add(1)
 	var out item
 	last := item{}
