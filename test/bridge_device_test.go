@@ -122,3 +122,24 @@ func TestBridgeLiveDeviceCheck(t *testing.T) {
 		t.Error("a device whose attestation has expired passed")
 	}
 }
+
+// BenchmarkLiveDevice: the bridge's check of a device's control frame (two
+// REQs to the real hub: the profile and the owner's revocations), the extra
+// latency a device's control frame pays over the owner's.
+func BenchmarkLiveDevice(b *testing.B) {
+	e := newBridgeEnv(b)
+	phone := e.pairDevice(b, e.alice)
+	agentKeys, _ := identity.KeysFromSecretHex(e.agent.sk)
+	ctx := context.Background()
+	h, err := agentbridge.DialClient(ctx, agentbridge.Target{URLs: []string{e.h.URL}}, agentKeys, attest(b, e.alice, e.agent, time.Hour))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := agentbridge.LiveDevice(ctx, h, e.alice.pk, phone.pk, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

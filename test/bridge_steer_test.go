@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -25,18 +26,42 @@ func TestBridgeSteerStartedTurns(t *testing.T) {
 			e.config(t, []string{goTool(t, "acpagent")}, fmt.Sprintf("env = { ACPAGENT_DIR = %q, ACPAGENT_STEERING = \"1\", ACPAGENT_STEER = %q }", filepath.Join(e.dir, "sessions"), mode))
 			b := e.start(t)
 			fw := e.watchFrames(t)
-			m := e.mention(t, e.a, e.alice, "room", "[[slow:2s]] go")
+			m := e.mention(t, e.a, e.alice, "room", "[[until-steer:15s]] go")
 			frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return f.Turn == m.ID && method(f) == "session/prompt" })
 			session := frames[len(frames)-1].Session
 			e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn " + mode})
-			if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); r.Content != "heard 1: [[slow:2s]] go" {
+			if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); r.Content != "heard 1: [[until-steer:15s]] go" {
 				t.Fatalf("the steered turn's reply %q", r.Content)
 			}
 			// The agent's own turn: its frames reach the owner under a turn id of
-			// their own, and its text becomes one top-level reply to the owner.
-			fw.until(15*time.Second, func(f agentbridge.Frame) bool {
-				return strings.HasPrefix(f.Turn, "steer-") && f.Session == session && strings.Contains(string(f.Msg), "answer to the steer")
-			})
+			// their own (all its text), and its text becomes one top-level reply
+			// to the owner.
+			var seen []string
+			var ownText strings.Builder // the agent's own turn's message text, chunks coalesced or not
+			for deadline := time.After(20 * time.Second); ; {
+				var f agentbridge.Frame
+				select {
+				case f = <-fw.frames:
+				case <-deadline:
+					t.Fatalf("no frame of the agent's own turn; frames since the steer:\n%s\nbridge log:\n%s", strings.Join(seen, "\n"), b.logs())
+				}
+				seen = append(seen, fmt.Sprintf("%d %s %s", f.Seq, f.Turn, f.Msg))
+				var m struct {
+					Params struct {
+						Update struct {
+							SessionUpdate string
+							Content       struct{ Text string }
+						}
+					}
+				}
+				json.Unmarshal(f.Msg, &m)
+				if strings.HasPrefix(f.Turn, "steer-") && f.Session == session && m.Params.Update.SessionUpdate == "agent_message_chunk" {
+					ownText.WriteString(m.Params.Update.Content.Text)
+				}
+				if ownText.String() == "answer to the steer: turn "+mode {
+					break
+				}
+			}
 			want := "answer to the steer: turn " + mode
 			steeredReplies := func() (out []*nostr.Event) {
 				for _, ev := range e.replies(t, "room") {

@@ -9,6 +9,7 @@
 //	[[hang]]           stop responding (ignores session/cancel)
 //	[[slow:DUR]]       wait DUR before answering (session/cancel ends it)
 //	[[steerable:DUR]]  wait up to DUR for a _session/steering text, then answer
+//	[[until-steer:DUR]] wait up to DUR until a steer arrives, without taking it
 //	[[recall]]         answer with every [[remember:X]] word of the session so far
 //
 // The answer is "heard N: <content of each block> | ..." in three chunks.
@@ -47,6 +48,7 @@ type session struct {
 	History []string `json:"history"`
 	cancel  context.CancelFunc
 	steer   chan string
+	steered chan struct{} // poked when a steer arrives
 }
 
 type agent struct {
@@ -108,7 +110,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	rand.Read(b)
 	id := "s-" + hex.EncodeToString(b)
 	a.mu.Lock()
-	a.sessions[id] = &session{steer: make(chan string, 4)}
+	a.sessions[id] = &session{steer: make(chan string, 4), steered: make(chan struct{}, 4)}
 	a.mu.Unlock()
 	a.save(id)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(id),
@@ -121,7 +123,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if err != nil {
 		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": "no such session " + id})
 	}
-	s := &session{steer: make(chan string, 4)}
+	s := &session{steer: make(chan string, 4), steered: make(chan struct{}, 4)}
 	if err := json.Unmarshal(b, s); err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
@@ -245,6 +247,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 				return cancelled()
 			case <-time.After(d):
 			}
+		case "until-steer":
+			d, _ := time.ParseDuration(m[2])
+			select {
+			case <-ctx.Done():
+				return cancelled()
+			case <-s.steered:
+			case <-time.After(d):
+			}
 		case "steerable":
 			d, _ := time.ParseDuration(m[2])
 			a.update(ctx, id, acp.UpdateAgentThoughtText("waiting for steering"))
@@ -334,6 +344,12 @@ func (a *agent) HandleExtensionMethod(ctx context.Context, method string, params
 			text += b.Text.Text
 		}
 	}
+	defer func() {
+		select {
+		case s.steered <- struct{}{}:
+		default:
+		}
+	}()
 	if os.Getenv("ACPAGENT_STEER") == "newturn" {
 		go a.detached(p.SessionID, s, text)
 		return map[string]any{"outcome": "startedNewTurn"}, nil
