@@ -21,6 +21,9 @@ type Core struct {
 
 	// SQL built once from the dialect, for the checks every save runs.
 	deletedSQL, addrDeletedSQL string
+	// deleted answers the deleted-id check for the saves of the batch being
+	// committed (writer goroutine only; nil: ask the log).
+	deleted *deletedSet
 }
 
 // Defaults fills in the options every backend shares (limits, clock, log,

@@ -15,6 +15,9 @@ func reject(msg string) error { return &Rejection{Msg: msg} }
 // events it stored.
 func (c *Core) apply(tx WriteTx, w *write) error {
 	w.seqs = w.seqs[:0]
+	if w.op != opSave {
+		c.deleted = nil // it may remove a deletion: ask the log from here on
+	}
 	switch w.op {
 	case opDelete:
 		return c.deleteByID(tx, w.ev.ID)
@@ -131,16 +134,6 @@ func (c *Core) check(tx WriteTx, ev *nostr.Event, lookup bool) (plan, error) {
 	return p, nil
 }
 
-// isDeleted reports whether a stored NIP-09 deletion by ev's author names ev
-// in an e tag. Deletions are events like any other, their e tags in the tag
-// index, so this is one indexed lookup; the log itself is the record, so
-// every instance sharing it sees every deletion.
-func (c *Core) isDeleted(tx WriteTx, ev *nostr.Event) (bool, error) {
-	var gone bool
-	err := tx.QueryRow(c.deletedSQL, ev.ID, kinds.Deletion, ev.PubKey).Scan(&gone)
-	return gone, err
-}
-
 // addrDeleted reports whether a NIP-09 deletion by ev's author covers ev's
 // address at or after ev's created_at.
 func (c *Core) addrDeleted(tx WriteTx, ev *nostr.Event) (bool, error) {
@@ -187,6 +180,7 @@ func (c *Core) write(tx WriteTx, ev *nostr.Event, p plan) (int64, error) {
 	if err != nil {
 		return 0, err // ErrDuplicate: nothing written yet, the replaced versions go below
 	}
+	c.deleted.stored(ev)
 	if len(p.older) > 0 {
 		if err := c.db.DeleteSeqs(tx, p.older); err != nil {
 			return 0, err

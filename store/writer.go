@@ -126,6 +126,14 @@ func (c *Core) commitBatch(batch []*write) bool {
 		}
 		return true
 	}
+	if c.deleted, err = c.prefetchDeleted(tx, batch); err != nil {
+		tx.Rollback()
+		for _, w := range batch {
+			w.err = fmt.Errorf("error: checking for deletions: %w", err)
+		}
+		return true
+	}
+	defer func() { c.deleted = nil }()
 	if i := applyBatch(batch, func(w *write) error { return c.apply(tx, w) }, setErr, saves); i >= 0 {
 		w := batch[i]
 		tx.Rollback()

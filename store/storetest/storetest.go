@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore New) {
 		{"Deletion", deletion},
 		{"DeletionByAddressIsStrict", deletionByAddressIsStrict},
 		{"DeletionOfManyEvents", deletionOfMany},
+		{"DeletionInTheSameBatch", deletionInTheSameBatch},
 		{"Expiration", expiration},
 		{"ConcurrentWritesPersist", concurrentWritesPersist},
 		{"AsyncOKOnlyAfterCommit", asyncOKOnlyAfterCommit},

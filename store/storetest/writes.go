@@ -129,6 +129,48 @@ func deletionOfMany(t *testing.T, newStore New) {
 	}
 }
 
+// deletionInTheSameBatch: writes queued back to back (one commit batch, as
+// a pipelining client's are) see the deletions stored before them in it: an
+// event its author deleted earlier, or earlier in the batch, is refused; one
+// deleted only later in the batch, or by someone else, is stored.
+func deletionInTheSameBatch(t *testing.T, newStore New) {
+	s := open(t, newStore, Options{})
+	a, b := NewSigner(t), NewSigner(t)
+	old := a.Event(t, 1, 1, "deleted long ago")
+	mustSave(t, s, old, a.Event(t, 5, 2, "", nostr.Tag{"e", old.ID}))
+	u, v := a.Event(t, 1, 3, "u"), a.Event(t, 1, 4, "v")
+	theirs := b.Event(t, 1, 5, "theirs")
+	writes := []struct {
+		ev   *nostr.Event
+		want string // "" stored, else the refusal's prefix
+	}{
+		{old, "blocked:"},
+		{a.Event(t, 5, 10, "", nostr.Tag{"e", u.ID}, nostr.Tag{"e", theirs.ID}), ""},
+		{u, "blocked:"}, // deleted earlier in the batch
+		{theirs, ""},    // named by another author's deletion
+		{v, ""},         // stored, then deleted below
+		{a.Event(t, 5, 11, "", nostr.Tag{"e", v.ID}), ""},
+		{v, "blocked:"}, // sent again after its deletion
+	}
+	errs := make([]error, len(writes))
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		wg.Add(1)
+		if err := s.PublishAsync(ctx, w.ev, func(_ []*nostr.Event, err error) { errs[i] = err; wg.Done() }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	for i, w := range writes {
+		if (w.want == "" && errs[i] != nil) || (w.want != "" && !hasPrefix(errs[i], w.want)) {
+			t.Errorf("write %d (kind %d): %v, want %q", i, w.ev.Kind, errs[i], w.want)
+		}
+	}
+	if got := ids(t, s, nostr.Filter{Kinds: []int{1}}); !slices.Equal(got, idsOf([]*nostr.Event{theirs})) {
+		t.Fatalf("kind 1 events left: %v, want only the other author's", got)
+	}
+}
+
 func deletionByAddressIsStrict(t *testing.T, newStore New) {
 	s := open(t, newStore, Options{})
 	a, b := NewSigner(t), NewSigner(t)
