@@ -99,15 +99,20 @@ func (f *follower) waitFor(t *testing.T, ids []string) {
 	}
 }
 
+// twoInstances opens two stores on one fresh database, as two hive
+// instances sharing it; the test closes them.
+func twoInstances(t *testing.T) (a, b *Store) {
+	dsn := pg.DSN(t)
+	a, b = open(t, dsn, store.Options{}), open(t, dsn, store.Options{})
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
 // TestFollowSeesAnotherInstancesCommits: two stores on one database, as two
 // hive instances; what A commits reaches B's follower once each, in order,
 // including what was committed before B started following.
 func TestFollowSeesAnotherInstancesCommits(t *testing.T) {
-	dsn := pg.DSN(t)
-	a := open(t, dsn, store.Options{})
-	defer a.Close()
-	b := open(t, dsn, store.Options{})
-	defer b.Close()
+	a, b := twoInstances(t)
 	who := storetest.NewSigner(t)
 	var ids []string
 	publish := func(s *Store, n int) {
@@ -198,11 +203,7 @@ func TestFollowCatchesUpAfterLosingItsConnection(t *testing.T) {
 // TestInstancesReplaceAtomically: two instances racing to store versions of
 // the same replaceable event leave exactly one, the newest.
 func TestInstancesReplaceAtomically(t *testing.T) {
-	dsn := pg.DSN(t)
-	a := open(t, dsn, store.Options{})
-	defer a.Close()
-	b := open(t, dsn, store.Options{})
-	defer b.Close()
+	a, b := twoInstances(t)
 	who := storetest.NewSigner(t)
 	var wg sync.WaitGroup
 	for i := 0; i < 40; i++ {
@@ -243,11 +244,7 @@ func TestTextPostgreSQLCannotHoldIsRefused(t *testing.T) {
 // reaches B's follower (as sequence 0) and not A's own; one too large for a
 // notification is refused.
 func TestAnnounceReachesOtherInstancesOnly(t *testing.T) {
-	dsn := pg.DSN(t)
-	a := open(t, dsn, store.Options{})
-	defer a.Close()
-	b := open(t, dsn, store.Options{})
-	defer b.Close()
+	a, b := twoInstances(t)
 	fa, fb := follow(t, a, -1), follow(t, b, -1)
 	who := storetest.NewSigner(t)
 	ev := who.Event(t, 20002, 1, "", nostr.Tag{"h", "c"})
