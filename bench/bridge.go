@@ -61,7 +61,7 @@ func runBridge(args []string) error {
 		var r bridgeRun
 		r.othersCPU = -1
 		if c.settle > 0 {
-			r.othersCPU = waitQuiet(0, c.settle)
+			r.othersCPU = waitQuiet(func() time.Duration { return 0 }, c.settle)
 		}
 		r.loadBefore = loadAvg()
 		logf("run %d/%d: %d mentions one at a time (load average %s)", i+1, c.runs, c.mentions, r.loadBefore)
@@ -125,18 +125,6 @@ func runGoBench(bin, src, name string, n int) (map[string]float64, error) {
 		return m, nil
 	}
 	return nil, fmt.Errorf("Benchmark%s printed no result:\n%s", name, out)
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func bridgeReport(c *bridgeConfig, runs []bridgeRun) string {

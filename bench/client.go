@@ -317,11 +317,11 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// dialMany opens n connections with bounded parallelism.
-func dialMany(ctx context.Context, url string, mode *authMode, n, par int, mk func(i int) handlers) ([]*client, error) {
+// dialMany opens n connections with bounded parallelism, connection i to urls[i % len(urls)].
+func dialMany(ctx context.Context, urls []string, mode *authMode, n, par int, mk func(i int) handlers) ([]*client, error) {
 	out := make([]*client, n)
 	// the first one probes the auth mode alone
-	c, err := dial(ctx, url, mode, mk(0))
+	c, err := dial(ctx, urls[0], mode, mk(0))
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +342,7 @@ func dialMany(ctx context.Context, url string, mode *authMode, n, par int, mk fu
 				var c *client
 				var err error
 				for try := 0; try < 3; try++ {
-					c, err = dial(ctx, url, mode, mk(i))
+					c, err = dial(ctx, urls[i%len(urls)], mode, mk(i))
 					if err == nil {
 						break
 					}

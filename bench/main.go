@@ -20,8 +20,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/nbd-wtf/go-nostr"
 )
 
 var logStart = time.Now()
@@ -54,6 +52,8 @@ type config struct {
 	hiveBin        string
 	hivePprof      string
 	hiveStore      string // hive serve --store: a postgres:// log
+	hiveInstances  int    // hive serve processes over hiveStore
+	pgWaits        bool   // sample the PostgreSQL backends' activity during each workload
 	dataDir        string
 	keep           bool
 	settle         time.Duration
@@ -96,11 +96,13 @@ func main() {
 	flag.DurationVar(&c.fanoutSpacing, "fanout-spacing", 20*time.Millisecond, "time between fan-out publishes")
 	flag.IntVar(&c.idleConns, "idle-conns", 4000, "idle connections, each with one open REQ")
 	flag.StringVar(&c.targets, "targets", "hive,peer", "servers to run")
-	flag.StringVar(&c.workloads, "workloads", "reads,ingest,burst,fanout,idle", "workloads to run")
+	flag.StringVar(&c.workloads, "workloads", "reads,ingest,burst,fanout,fanout-cross,idle", "workloads to run (fanout-cross needs -hive-instances 2 or more)")
 	flag.StringVar(&c.hiveSrc, "hive-src", "..", "hive's main module (built with go build ./cmd/hive)")
 	flag.StringVar(&c.hiveBin, "hive-bin", "", "use this hive binary instead of building one")
-	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve")
+	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve (the first instance)")
 	flag.StringVar(&c.hiveStore, "hive-store", "", "run hive over this postgres:// log (hive serve/import --store; no database cache)")
+	flag.IntVar(&c.hiveInstances, "hive-instances", 1, "hive serve instances over the -hive-store log, on loopback; the workloads spread their connections over them")
+	flag.BoolVar(&c.pgWaits, "pg-waits", false, "log what the -hive-store server's backends do during each workload (pg_stat_activity every 10 ms)")
 	flag.StringVar(&c.dataDir, "data", ".data", "cache and scratch directory (corpus cache, databases)")
 	flag.BoolVar(&c.noCache, "no-cache", false, "import the stored events even when a cached preloaded database fits")
 	flag.DurationVar(&c.settle, "settle", 30*time.Second, "before each workload, wait at most this long for other processes to use < 20% of a core (0: do not wait)")
@@ -138,6 +140,10 @@ func main() {
 	}
 	c.enabledTargets = set(c.targets)
 	c.enabled = set(c.workloads)
+	if c.hiveInstances < 1 || (c.hiveInstances > 1 && c.hiveStore == "") {
+		logf("error: -hive-instances %d: more than one instance needs a shared log (-hive-store postgres://...)", c.hiveInstances)
+		os.Exit(2)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 1)
@@ -178,20 +184,20 @@ func set(list string) map[string]bool {
 
 var (
 	liveMu  sync.Mutex
-	running []*server
+	running []*target
 )
 
-func track(s *server) {
+func track(t *target) {
 	liveMu.Lock()
-	running = append(running, s)
+	running = append(running, t)
 	liveMu.Unlock()
 }
 
 func killAll() {
 	liveMu.Lock()
 	defer liveMu.Unlock()
-	for _, s := range running {
-		s.kill()
+	for _, t := range running {
+		t.kill()
 	}
 }
 
@@ -204,11 +210,27 @@ type serverResult struct {
 	Burst        *burstResult
 	Queries      map[string]*queryResult
 	Fanout       *fanoutResult
-	Idle         *idleResult
-	RSSEnd       int64
-	HWMEnd       int64
-	Wall         time.Duration // time spent in workloads
-	Others       time.Duration // CPU other processes of the machine used meanwhile
+	// FanoutCross: publisher on the first instance, subscribers on the others
+	FanoutCross *fanoutResult
+	Idle        *idleResult
+	RSSEnd      int64
+	HWMEnd      int64
+	Wall        time.Duration // time spent in workloads
+	Others      time.Duration // CPU other processes of the machine used meanwhile
+	// CPU is where the CPU time of each workload went, by workload name
+	CPU map[string]cpuSplit
+	// Load is the machine's load average (1, 5, 15 min) before the first and after the last workload
+	Load [2]string
+}
+
+// cpuSplit is the CPU time one workload took, by process.
+type cpuSplit struct {
+	Wall     time.Duration
+	Server   time.Duration // the server processes (every hive instance)
+	DB       time.Duration // the shared PostgreSQL server, if any
+	Client   time.Duration // the benchmark itself
+	Others   time.Duration // every other process on the machine
+	Activity map[string]float64
 }
 
 func (r *serverResult) fail(format string, args ...any) {
@@ -257,13 +279,19 @@ func run(ctx context.Context, c *config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
+	// fanout-cross publishes events of its own: the first fan-out's are stored by then
+	crossEvs, err := liveEvents(meta, c.fanoutEvents, 0, 14)
+	if err != nil {
+		return nil, err
+	}
+	live := liveSets{ingest: ingestEvs, burst: burstEvs, fanout: fanEvs, cross: crossEvs}
 
 	res := &results{stored: c.stored}
 	cacheDir := ""
 	if !c.noCache {
 		cacheDir = filepath.Join(dataDir, "cache")
 	}
-	var peer *server
+	var peer *target
 	var peerImport chan error
 	if c.enabledTargets["peer"] {
 		res.peer = &serverResult{}
@@ -277,7 +305,7 @@ func run(ctx context.Context, c *config) (*results, error) {
 		if err != nil {
 			return nil, err
 		}
-		peer = newPeer(self, dir, addr)
+		peer = newTarget("peer", newPeer(self, dir, addr))
 		// The peer's preload runs in this process while hive builds and imports: it is not
 		// timed, and it is finished before any of hive's workloads starts.
 		peerImport = make(chan error, 1)
@@ -292,7 +320,7 @@ func run(ctx context.Context, c *config) (*results, error) {
 			}
 			t0 := time.Now()
 			logf("peer: importing %d stored events (in the background)", meta.N)
-			err := peer.preload(ctx, corpus)
+			err := peer.first().preload(ctx, corpus)
 			res.peer.Import = time.Since(t0)
 			logf("peer: imported in %s", res.peer.Import.Round(time.Millisecond))
 			if err == nil && cacheDir != "" {
@@ -327,16 +355,20 @@ func run(ctx context.Context, c *config) (*results, error) {
 		if bin != "" {
 			dir := filepath.Join(runDir, "hive")
 			os.MkdirAll(dir, 0o755)
-			addr, err := freePort()
-			if err != nil {
-				return nil, err
-			}
 			hiveCache := cacheDir
 			if c.hiveStore != "" {
 				hiveCache = "" // the database lives in PostgreSQL, not in a directory to copy
 			}
-			s := newHive(bin, dir, addr, c.hivePprof, c.hiveStore, hiveCache, c.stored)
-			runServer(ctx, c, s, res.hive, corpus, meta, ingestEvs, burstEvs, fanEvs, waitPeerImport)
+			t, err := newHiveTarget(bin, dir, c.hivePprof, c.hiveStore, hiveCache, c.stored, c.hiveInstances)
+			if err != nil {
+				return nil, err
+			}
+			if c.hiveStore != "" {
+				if t.db, err = findPG(c.hiveStore); err != nil {
+					logf("hive: the PostgreSQL server's CPU is not measured: %v", err)
+				}
+			}
+			runServer(ctx, c, t, res.hive, corpus, meta, live, waitPeerImport)
 		}
 	}
 	if peer != nil {
@@ -344,150 +376,9 @@ func run(ctx context.Context, c *config) (*results, error) {
 		if peerImportErr != nil {
 			res.peer.fail("peer import: %v", peerImportErr)
 		} else {
-			peer.preload = nil // done
-			runServer(ctx, c, peer, res.peer, corpus, meta, ingestEvs, burstEvs, fanEvs, waitPeerImport)
+			peer.first().preload = nil // done
+			runServer(ctx, c, peer, res.peer, corpus, meta, live, waitPeerImport)
 		}
 	}
 	return res, nil
-}
-
-// runServer takes one server through setup, preload and every workload, then stops it.
-// quiet waits for background setup work, so nothing else runs during the timed workloads.
-func runServer(ctx context.Context, c *config, s *server, r *serverResult, corpus string, meta *corpusMeta, ingestEvs, burstEvs, fanEvs []*nostr.Event, quiet func()) {
-	track(s)
-	defer s.kill()
-	logf("==== %s ====", s.name)
-	if s.restore != nil && s.restore() {
-		r.ImportCached = true
-		logf("%s: using the cached preloaded database (-no-cache to import anew)", s.name)
-		if err := s.start(ctx); err != nil {
-			r.fail("%s start: %v", s.name, err)
-			return
-		}
-	} else {
-		// 1. start on an empty data dir, create the channels, stop
-		if err := s.start(ctx); err != nil {
-			r.fail("%s start: %v", s.name, err)
-			return
-		}
-		if err := createChannels(ctx, s, meta.Channels); err != nil {
-			r.fail("%s channel create: %v", s.name, err)
-			return
-		}
-		logf("%s: %d channels created (AUTH on connect: %v)", s.name, len(meta.Channels), s.auth.sends)
-		if s.preload != nil {
-			if err := s.stop(); err != nil {
-				r.fail("%v", err)
-				return
-			}
-			// 2. preload the stored events (not timed as a workload)
-			logf("%s: importing %d stored events", s.name, meta.N)
-			t0 := time.Now()
-			if err := s.preload(ctx, corpus); err != nil {
-				r.fail("%s import: %v", s.name, err)
-				return
-			}
-			r.Import = time.Since(t0)
-			logf("%s: imported in %s (%.0f events/s)", s.name, r.Import.Round(time.Millisecond), float64(meta.N)/r.Import.Seconds())
-			if s.save != nil {
-				if err := s.save(); err != nil {
-					logf("%s: caching the database: %v", s.name, err)
-				}
-			}
-			// 3. start again and run the workloads
-			if err := s.start(ctx); err != nil {
-				r.fail("%s restart: %v", s.name, err)
-				return
-			}
-		}
-	}
-	quiet()
-	first := true
-	step := func(name string, fn func() error) {
-		if !c.enabled[name] || ctx.Err() != nil {
-			return
-		}
-		// every workload gets a freshly started server, so one workload's leftovers (memory,
-		// a wedged process) do not leak into the next one's figures
-		if !first {
-			if err := s.stop(); err != nil {
-				logf("%s: %v; killed it", s.name, err)
-			}
-			if err := s.start(ctx); err != nil {
-				r.fail("%s restart before %s: %v", s.name, name, err)
-				return
-			}
-		}
-		first = false
-		if !s.alive() {
-			r.fail("%s: %s skipped: server is not running; log:\n%s", s.name, name, tail(s.logPath, 20))
-			return
-		}
-		if c.settle > 0 {
-			if busy := waitQuiet(s.pid(), c.settle); busy >= 0.2 {
-				logf("%s: other processes still use %.0f%% of a core after waiting %s; %s runs anyway", s.name, busy*100, c.settle, name)
-			}
-		}
-		rss, hwm := procMem(s.pid())
-		logf("%s: -- %s (RSS %d MB, peak %d MB)", s.name, name, rss/1024, hwm/1024)
-		cpu0, self0, m0, w0, t0 := procCPU(s.pid()), selfCPU(), machineBusy(), procWritten(s.pid()), time.Now()
-		if err := fn(); err != nil {
-			r.fail("%s %s: %v", s.name, name, err)
-		}
-		wall := time.Since(t0)
-		srv, self, all := procCPU(s.pid())-cpu0, selfCPU()-self0, machineBusy()-m0
-		written := procWritten(s.pid()) - w0
-		others := max(0, all-srv-self)
-		r.Wall += wall
-		r.Others += others
-		logf("%s: %s took %s; CPU: server %s, bench client %s, other processes %s (%.0f%% of one core); server wrote %.1f MB (files and sockets)", s.name, name, wall.Round(time.Millisecond),
-			srv.Round(time.Millisecond), self.Round(time.Millisecond), others.Round(time.Millisecond), 100*others.Seconds()/wall.Seconds(), float64(written)/1e6)
-		if !s.alive() {
-			r.fail("%s died during %s; log:\n%s", s.name, name, tail(s.logPath, 20))
-		}
-	}
-	step("reads", func() error {
-		qs, err := runReads(ctx, s, meta, querySizes{history: c.history, lookups: c.lookups, budget: c.queryBudget})
-		r.Queries = map[string]*queryResult{}
-		for _, q := range qs {
-			r.Queries[q.Name] = q
-		}
-		return err
-	})
-	step("ingest", func() error {
-		x, err := runIngest(ctx, s, ingestEvs, c.publishers, c.ingestMax)
-		if x != nil {
-			logf("%s: ingest: %.0f events/s, OK p50 %s p99 %s, refused %d %s", s.name, x.Rate, fmtDur(x.P50), fmtDur(x.P99), x.Rejected, x.Reason)
-		}
-		r.Ingest = x
-		return err
-	})
-	step("burst", func() error {
-		x, err := runBurst(ctx, s, burstEvs, c.burstConns, c.burstWait)
-		if x != nil {
-			logf("%s: burst: last OK after %s, missing %d, refused %d %s, RSS before %d MB, peak after %d MB", s.name, fmtDur(x.TimeToLast), x.Missing, x.Rejected, x.Reason, x.RSSBefore/1024, x.HWMAfter/1024)
-		}
-		r.Burst = x
-		return err
-	})
-	step("fanout", func() error {
-		x, err := runFanout(ctx, s, meta.Channels[0], fanEvs, c.fanoutSubs, c.fanoutSpacing)
-		if x != nil {
-			logf("%s: fan-out: p50 %s p99 %s missed %d refused %d", s.name, fmtDur(x.P50), fmtDur(x.P99), x.Missed, x.Rejected)
-		}
-		r.Fanout = x
-		return err
-	})
-	step("idle", func() error {
-		x, err := runIdle(ctx, s, meta.Channels[0], c.idleConns)
-		if x != nil {
-			logf("%s: idle: RSS %d -> %d MB, %.1f KB/conn", s.name, x.RSSBefore/1024, x.RSSAfter/1024, x.KBPerConn)
-		}
-		r.Idle = x
-		return err
-	})
-	r.RSSEnd, r.HWMEnd = procMem(s.pid())
-	if err := s.stop(); err != nil {
-		r.fail("%v", err)
-	}
 }

@@ -175,23 +175,38 @@ func renderTable(c *config, res *results) string {
 	}
 
 	// fan-out
-	fo := func(r *serverResult, f func(*fanoutResult) cell) cell {
-		if r.Fanout == nil {
-			return none()
+	fanRows := func(wl string, get func(*serverResult) *fanoutResult) {
+		fo := func(r *serverResult, f func(*fanoutResult) cell) cell {
+			if get(r) == nil {
+				return none()
+			}
+			return f(get(r))
 		}
-		return f(r.Fanout)
+		add(row{wl, "delivery p50",
+			fo(h, func(x *fanoutResult) cell { return durCell(x.P50) }),
+			fo(p, func(x *fanoutResult) cell { return durCell(x.P50) }), "", nil, true})
+		add(row{"", "delivery p99",
+			fo(h, func(x *fanoutResult) cell { return durCell(x.P99) }),
+			fo(p, func(x *fanoutResult) cell { return durCell(x.P99) }),
+			"< 50 ms", func(h, _ cell) bool { return h.ok && h.num < float64(50*time.Millisecond) }, true})
+		add(row{"", "missed deliveries",
+			fo(h, func(x *fanoutResult) cell { return intCell(x.Missed) }),
+			fo(p, func(x *fanoutResult) cell { return intCell(x.Missed) }), "0", zero, false})
 	}
-	wl = fmt.Sprintf("fan-out: 1 publisher, %s subscribers on one channel, %d events %s apart", fmtCount(c.fanoutSubs), c.fanoutEvents, c.fanoutSpacing)
-	add(row{wl, "delivery p50",
-		fo(h, func(x *fanoutResult) cell { return durCell(x.P50) }),
-		fo(p, func(x *fanoutResult) cell { return durCell(x.P50) }), "", nil, true})
-	add(row{"", "delivery p99",
-		fo(h, func(x *fanoutResult) cell { return durCell(x.P99) }),
-		fo(p, func(x *fanoutResult) cell { return durCell(x.P99) }),
-		"< 50 ms", func(h, _ cell) bool { return h.ok && h.num < float64(50*time.Millisecond) }, true})
-	add(row{"", "missed deliveries",
-		fo(h, func(x *fanoutResult) cell { return intCell(x.Missed) }),
-		fo(p, func(x *fanoutResult) cell { return intCell(x.Missed) }), "0", zero, false})
+	spread := ""
+	if c.hiveInstances > 1 {
+		spread = fmt.Sprintf(" (hive: publisher on instance 1, subscribers spread over all %d)", c.hiveInstances)
+	}
+	fanRows(fmt.Sprintf("fan-out: 1 publisher, %s subscribers on one channel, %d events %s apart%s", fmtCount(c.fanoutSubs), c.fanoutEvents, c.fanoutSpacing, spread),
+		func(r *serverResult) *fanoutResult { return r.Fanout })
+	if h.FanoutCross != nil {
+		others := "instance 2"
+		if c.hiveInstances > 2 {
+			others = fmt.Sprintf("instances 2 to %d", c.hiveInstances)
+		}
+		fanRows(fmt.Sprintf("fan-out across instances: 1 publisher on instance 1, %s subscribers on %s, %d events %s apart", fmtCount(c.fanoutSubs), others, c.fanoutEvents, c.fanoutSpacing),
+			func(r *serverResult) *fanoutResult { return r.FanoutCross })
+	}
 
 	// idle
 	id := func(r *serverResult, f func(*idleResult) cell) cell {
@@ -220,6 +235,15 @@ func renderTable(c *config, res *results) string {
 		othersCell(h), othersCell(p), "", nil, false})
 	add(row{"", "RSS / peak RSS at the end",
 		memCell(h), memCell(p), "", nil, false})
+	add(row{"", "load average (1, 5, 15 min) before → after the workloads",
+		loadCell(h), loadCell(p), "", nil, false})
+	for _, w := range workloadOrder {
+		if h.CPU[w].Wall == 0 && p.CPU[w].Wall == 0 {
+			continue
+		}
+		add(row{"", fmt.Sprintf("CPU during %s: server (+ PostgreSQL) / bench client / other processes, in cores", w),
+			cpuCell(h, w), cpuCell(p, w), "", nil, false})
+	}
 
 	var b strings.Builder
 	b.WriteString("| workload | metric | hive | peer | hive/peer | target for hive | hive |\n")
@@ -305,6 +329,30 @@ func othersCell(r *serverResult) cell {
 	return numCell(r.Others.Seconds()/r.Wall.Seconds(), "%.2f")
 }
 
+// workloadOrder is the order in which the workloads run.
+var workloadOrder = []string{"reads", "ingest", "burst", "fanout", "fanout-cross", "idle"}
+
+func loadCell(r *serverResult) cell {
+	if r.Load[0] == "" {
+		return none()
+	}
+	return cell{text: r.Load[0] + " → " + r.Load[1], ok: true}
+}
+
+// cpuCell is the CPU a workload used, by process, as cores busy over its wall time.
+func cpuCell(r *serverResult, w string) cell {
+	sp, ok := r.CPU[w]
+	if !ok || sp.Wall == 0 {
+		return none()
+	}
+	cores := func(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()/sp.Wall.Seconds()) }
+	srv := cores(sp.Server)
+	if sp.DB > 0 {
+		srv += " + " + cores(sp.DB)
+	}
+	return cell{text: srv + " / " + cores(sp.Client) + " / " + cores(sp.Others), ok: true}
+}
+
 func memCell(r *serverResult) cell {
 	if r.RSSEnd == 0 {
 		return none()
@@ -362,8 +410,12 @@ func envSection(c *config) string {
 	if c.hiveBin != "" {
 		src = ""
 	}
-	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s. Mode: %s, %s stored events; the whole run took %s. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), mode, fmtCount(c.stored), time.Since(logStart).Round(time.Second))
+	log := "hive over its SQLite log"
+	if c.hiveStore != "" {
+		log = fmt.Sprintf("hive as %d instance(s) over one PostgreSQL log (-hive-store)", c.hiveInstances)
+	}
+	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s; %s. Mode: %s, %s stored events; the whole run took %s. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), log, mode, fmtCount(c.stored), time.Since(logStart).Round(time.Second))
 }
 
 const (

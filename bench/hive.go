@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func buildHive(ctx context.Context, src, out string) error {
+	logf("hive: building %s with -tags libsecp256k1", filepath.Join(src, "cmd/hive"))
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "libsecp256k1", "-o", out, "./cmd/hive")
+	cmd.Dir = src
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building hive: %w", err)
+	}
+	logf("hive: built in %s", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// newHiveTarget is hive as the benchmark runs it: one instance, or, over a shared PostgreSQL
+// log (storeURL), several instances on loopback, each on its own port and data directory and
+// with the first one's keys, as the README's "Running several instances" sets them up. Setup
+// (channels, preload, cache) goes through the first instance; pprofAddr applies to it alone.
+func newHiveTarget(bin, dir, pprofAddr, storeURL, cacheDir string, n, instances int) (*target, error) {
+	addr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	first := newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir, n)
+	t := newTarget("hive", first)
+	for k := 2; k <= instances; k++ {
+		addr, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("hive-%d", k)
+		data := filepath.Join(dir, "data-"+strconv.Itoa(k))
+		s := &server{name: name, dir: dir, addr: addr, logPath: filepath.Join(dir, name+".log")}
+		s.argv = func() []string { return serveArgs(bin, addr, data, "", storeURL) }
+		s.prepare = func() error {
+			if err := os.MkdirAll(data, 0o700); err != nil {
+				return err
+			}
+			// the hub signs what it derives with its own key: every instance needs the same one
+			key := filepath.Join(data, "hub.key")
+			if exists(key) {
+				return nil
+			}
+			return copyFile(filepath.Join(dir, "data", "hub.key"), key)
+		}
+		t.servers = append(t.servers, s)
+	}
+	return t, nil
+}
+
+func serveArgs(bin, addr, data, pprofAddr, storeURL string) []string {
+	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr}
+	if pprofAddr != "" {
+		a = append(a, "--pprof", pprofAddr)
+	}
+	if storeURL != "" {
+		a = append(a, "--store", storeURL)
+	}
+	return a
+}
+
+func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) *server {
+	s := &server{name: "hive", dir: dir, addr: addr, logPath: filepath.Join(dir, "hive.log")}
+	data := filepath.Join(dir, "data")
+	if cacheDir != "" {
+		if sum, err := fileSHA(bin); err == nil {
+			entry := filepath.Join(cacheDir, hiveCachePrefix(n)+sum[:16])
+			s.restore = func() bool {
+				if !exists(filepath.Join(entry, "hive.db")) {
+					return false
+				}
+				if err := copyDir(entry, data); err != nil {
+					logf("hive: cached database unusable: %v", err)
+					os.RemoveAll(data)
+					return false
+				}
+				return true
+			}
+			s.save = func() error { return saveDirCache(data, entry, hiveCachePrefix(n)) }
+		}
+	}
+	s.argv = func() []string { return serveArgs(bin, addr, data, pprofAddr, storeURL) }
+	s.preload = func(ctx context.Context, corpus string) error {
+		// the corpus was signed by this program and is not timed: skip re-verifying 1M
+		// signatures (the peer's import does not verify either)
+		args := []string{"import", "--skip-verify", "--data", data, corpus}
+		if storeURL != "" {
+			args = append(args, "--store", storeURL)
+		}
+		cmd := exec.CommandContext(ctx, bin, args...)
+		lf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		var out strings.Builder
+		cmd.Stdout = &out
+		cmd.Stderr = lf
+		err = cmd.Run()
+		fmt.Fprint(lf, out.String())
+		if err != nil {
+			return fmt.Errorf("hive import: %w; log:\n%s", err, tail(s.logPath, 20))
+		}
+		logf("hive import: %s", strings.TrimSpace(out.String()))
+		return nil
+	}
+	return s
+}
