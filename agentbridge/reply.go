@@ -1,10 +1,12 @@
 package agentbridge
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
@@ -122,4 +124,15 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + truncationNote
+}
+
+// refusedNote is the content of the failure reply that replaces a reply the
+// hub refused for good: the hub's reason, which names what to fix.
+func refusedNote(err error) string {
+	why := err.Error()
+	var re *client.RefusedError
+	if errors.As(err, &re) {
+		why = re.Reason
+	}
+	return clip("⚠️ (could not post the answer: the hub refused it: " + why + ")")
 }

@@ -39,11 +39,7 @@ func mentionOf(ev *nostr.Event, agent string, channelType string, member bool) (
 		return Mention{}, fmt.Sprintf("hop limit reached (%d)", hops)
 	}
 	m := Mention{ID: ev.ID, Channel: ch, Author: ev.PubKey, Content: ev.Content, At: ev.CreatedAt.Time(), Hops: hops, Root: ev.ID}
-	for _, t := range ev.Tags {
-		if len(t) >= 4 && t[0] == "e" && t[3] == "root" {
-			m.Root = t[1]
-		}
-	}
+	m.Root = kinds.ThreadRoot(ev)
 	return m, ""
 }
 

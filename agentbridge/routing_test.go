@@ -33,6 +33,16 @@ func TestMentionRules(t *testing.T) {
 			t.Errorf("%s: why %q, want %q", c.name, why, c.why)
 		}
 	}
+	roots := map[string]*nostr.Event{ // the thread a mention is in, as the hub reads it
+		"m1": ev(alice, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}),
+		"r1": ev(alice, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}, nostr.Tag{"e", "p1", "", "reply"}, nostr.Tag{"e", "r1", "", "root"}),
+		"p2": ev(alice, nostr.Tag{"h", "c"}, nostr.Tag{"p", agent}, nostr.Tag{"e", "p2", "", "reply"}),
+	}
+	for want, e := range roots {
+		if m, _ := mentionOf(e, agent, "stream", true); m.Root != want {
+			t.Errorf("mention with tags %v: root %q, want %q", e.Tags, m.Root, want)
+		}
+	}
 }
 
 func TestReplyTags(t *testing.T) {

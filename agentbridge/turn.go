@@ -312,12 +312,21 @@ func (r *runner) cancelSession(p *agentProc, session string) {
 }
 
 // postReply posts the reply of a batch, then a pointer to it in every other
-// thread the batch touches, and records the batch as answered.
+// thread the batch touches, and records the batch as answered. A reply the
+// hub refuses for good (invalid:, restricted:, ...: retrying cannot change
+// it) is replaced by a short failure reply with the same tags, so the
+// mention is still answered once; transient errors are retried by publish.
 func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 	ev := replyEvent(batch, text)
 	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
 	defer cancel()
-	if err := r.publish(pctx, ev); err != nil {
+	err := r.publish(pctx, ev)
+	if err != nil && refusedForGood(err) {
+		r.log.Warn("the hub refused the reply; posting a failure reply instead", "channel", batch[0].Channel, "bytes", len(ev.Content), "err", err)
+		ev = replyEvent(batch, refusedNote(err))
+		err = r.publish(pctx, ev)
+	}
+	if err != nil {
 		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
 		return
 	}

@@ -10,24 +10,6 @@ func threadRules(rs ruleSet) {
 	rs.add((*tx).message, kinds.Message)
 }
 
-// threadRoot is the root of the thread ev belongs to: its root-marked e tag;
-// else its reply-marked one (a reply to a top-level message that names only
-// its parent); else ev itself.
-func threadRoot(ev *nostr.Event) string {
-	root := ev.ID
-	for _, tg := range ev.Tags {
-		if len(tg) >= 4 && tg[0] == "e" {
-			switch tg[3] {
-			case "root":
-				return tg[1]
-			case "reply":
-				root = tg[1]
-			}
-		}
-	}
-	return root
-}
-
 // message: checkEvent already ran the channel rule on its h. Every e tag
 // needs a root or reply marker; the parent (reply, else root) must be stored
 // or earlier in the same commit batch, in the same channel, and the root
@@ -68,7 +50,7 @@ func (t *tx) message(ev *nostr.Event) (*change, error) {
 	if tagValue(p, "h") != c.id {
 		return nil, reject("invalid: thread parent %s is not in channel %s", parent, c.id)
 	}
-	want := threadRoot(p)
+	want := kinds.ThreadRoot(p)
 	if root == "" && want != p.ID {
 		return nil, reject("invalid: a reply to a reply needs a root-marked e tag for %s", want)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ainb/hive/agentbridge"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/relay"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
@@ -60,9 +61,9 @@ type bridgeEnv struct {
 	ck         [32]byte // alice <-> agent
 }
 
-func newBridgeEnv(t testing.TB) *bridgeEnv {
+func newBridgeEnv(t testing.TB, limits ...func(*relay.Config)) *bridgeEnv {
 	t.Helper()
-	h, tm := startTeam(t)
+	h, tm := startTeam(t, limits...)
 	e := &bridgeEnv{h: h, alice: tm.alice, bob: tm.bob, agent: tm.agent, a: tm.a, b: tm.b, dir: t.TempDir()}
 	keys, _ := identity.KeysFromSecretHex(tm.agent.sk)
 	if err := identity.SaveKeyFile(filepath.Join(e.dir, "agent.key"), keys, identity.SaveOptions{}); err != nil {

@@ -26,20 +26,22 @@ type closedHub struct {
 }
 
 // startClosedHub runs the real closed hub (hub.Open, as hive serve does) on 127.0.0.1.
-func startClosedHub(t testing.TB) *closedHub {
+// Each limits function adjusts the relay's limits (as a hub operator's
+// configuration would).
+func startClosedHub(t testing.TB, limits ...func(*relay.Config)) *closedHub {
 	t.Helper()
-	return startClosedHubAt(t, filepath.Join(t.TempDir(), "hive.db"), newKey(t))
+	return startClosedHubAt(t, filepath.Join(t.TempDir(), "hive.db"), newKey(t), limits...)
 }
 
-func startClosedHubAt(t testing.TB, path string, admin key) *closedHub {
+func startClosedHubAt(t testing.TB, path string, admin key, limits ...func(*relay.Config)) *closedHub {
 	t.Helper()
 	openStore, dsn := hubStore(t, path)
-	return startClosedHubOn(t, path, openStore, dsn, admin)
+	return startClosedHubOn(t, path, openStore, dsn, admin, limits...)
 }
 
 // startClosedHubOn runs the closed hub over the log openStore opens (nil:
 // the SQLite file at path; dsn names a PostgreSQL log).
-func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn string, admin key) *closedHub {
+func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn string, admin key, limits ...func(*relay.Config)) *closedHub {
 	t.Helper()
 	hk, err := identity.GenerateKeys()
 	if err != nil {
@@ -50,7 +52,11 @@ func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn str
 		t.Fatal(err)
 	}
 	url := "ws://" + ln.Addr().String()
-	h, err := hub.Open(hub.Config{DBPath: path, OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: relay.Config{PublicURLs: []string{url}}, Log: slog.New(slog.DiscardHandler)})
+	rc := relay.Config{PublicURLs: []string{url}}
+	for _, f := range limits {
+		f(&rc)
+	}
+	h, err := hub.Open(hub.Config{DBPath: path, OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: rc, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,9 +146,9 @@ type team struct {
 	tag               nostr.Tag
 }
 
-func startTeam(t testing.TB) (*closedHub, team) {
+func startTeam(t testing.TB, limits ...func(*relay.Config)) (*closedHub, team) {
 	t.Helper()
-	h := startClosedHub(t)
+	h := startClosedHub(t, limits...)
 	tm := team{alice: newKey(t), bob: newKey(t), agent: newKey(t)}
 	tm.admin = h.as(t, h.Admin)
 	h.addMember(t, tm.admin, tm.alice)
