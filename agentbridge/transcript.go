@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Transcript is the owner's live view of an agent, built from decrypted
@@ -12,7 +13,8 @@ import (
 // late frame fills its gap, and a tool's status never moves backwards.
 type Transcript struct {
 	Turns   []*TurnView
-	Gaps    int // frames still missing (seq numbers skipped and not seen since)
+	History []*TurnView // session/load replays (turn "load:<session>"), never a turn
+	Gaps    int         // frames still missing (seq numbers skipped and not seen since)
 	lastSeq uint64
 	missing map[uint64]bool
 	byTurn  map[string]*TurnView
@@ -21,9 +23,12 @@ type Transcript struct {
 // maxTrackedGap bounds how many skipped seq numbers are remembered.
 const maxTrackedGap = 4096
 
-// TurnView is one turn as the owner sees it.
+// TurnView is one turn as the owner sees it, or (Replay) the history a
+// session/load replayed: the session's earlier prompts (Prompt) and answers
+// (Text), kept apart from every turn.
 type TurnView struct {
 	Channel, Session, Turn string
+	Replay                 bool
 	Prompt                 string
 	Text                   string
 	Thoughts               string
@@ -60,7 +65,7 @@ type OptionView struct {
 
 // Event is one change Apply made, for line-by-line output.
 type Event struct {
-	Kind string // prompt, text, thought, tool, plan, permission, answered, stop, gap
+	Kind string // prompt, text, thought, tool, plan, permission, answered, stop, gap; history (replayed text)
 	Turn *TurnView
 	Text string
 }
@@ -121,9 +126,13 @@ func (tr *Transcript) Apply(f Frame) []Event {
 	}
 	t := tr.byTurn[f.Turn]
 	if t == nil {
-		t = &TurnView{Channel: f.Channel, Session: f.Session, Turn: f.Turn}
+		t = &TurnView{Channel: f.Channel, Session: f.Session, Turn: f.Turn, Replay: strings.HasPrefix(f.Turn, loadPrefix)}
 		tr.byTurn[f.Turn] = t
-		tr.Turns = append(tr.Turns, t)
+		if t.Replay {
+			tr.History = append(tr.History, t)
+		} else {
+			tr.Turns = append(tr.Turns, t)
+		}
 	}
 	if f.Session != "" {
 		t.Session = f.Session
@@ -211,7 +220,16 @@ func (tr *Transcript) update(t *TurnView, params json.RawMessage, ev func(kind, 
 	switch u.SessionUpdate {
 	case "agent_message_chunk":
 		t.Text += u.Content.Text
-		ev("text", u.Content.Text)
+		if t.Replay {
+			ev("history", u.Content.Text)
+		} else {
+			ev("text", u.Content.Text)
+		}
+	case "user_message_chunk": // only a replay sends the user's side
+		if t.Replay {
+			t.Prompt += u.Content.Text
+			ev("history", u.Content.Text)
+		}
 	case "agent_thought_chunk":
 		t.Thoughts += u.Content.Text
 		ev("thought", u.Content.Text)

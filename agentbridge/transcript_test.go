@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +95,50 @@ func TestTranscriptPermissionSentAgain(t *testing.T) {
 	late.Apply(frame(40, "in", req))
 	if p := late.Pending(); len(p) != 1 || p[0].Title != "ls" {
 		t.Fatalf("late watcher: %+v", p)
+	}
+}
+
+// The frames of a session/load (turn "load:<session>") are the session's
+// history: kept apart from the next turn, whose text is only its own, also
+// when a replayed frame arrives late.
+func TestTranscriptKeepsLoadReplayApart(t *testing.T) {
+	load := func(seq uint64, dir, msg string) Frame {
+		f := frame(seq, dir, msg)
+		f.Turn = LoadTurn("s1")
+		return f
+	}
+	chunk := func(kind, text string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"` + kind + `","content":{"type":"text","text":"` + text + `"}}}}`
+	}
+	tr := NewTranscript()
+	var kinds []string
+	for _, f := range []Frame{
+		load(1, "out", `{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/","mcpServers":[]}}`),
+		load(2, "in", chunk("user_message_chunk", "say hello")),
+		load(4, "in", `{"jsonrpc":"2.0","id":1,"result":{}}`),
+		frame(5, "out", `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"run it"}]}}`),
+		frame(6, "in", chunk("agent_message_chunk", "the command ran")),
+		load(3, "in", chunk("agent_message_chunk", "hello from the mock model")), // late
+		frame(7, "in", `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`),
+	} {
+		for _, ev := range tr.Apply(f) {
+			kinds = append(kinds, ev.Kind)
+		}
+	}
+	if len(tr.Turns) != 1 || tr.Turns[0].Text != "the command ran" || tr.Turns[0].Prompt != "run it" || tr.Turns[0].Replay {
+		t.Fatalf("turns %+v", tr.Turns)
+	}
+	if len(tr.History) != 1 {
+		t.Fatalf("%d histories", len(tr.History))
+	}
+	h := tr.History[0]
+	if !h.Replay || h.Session != "s1" || h.Prompt != "say hello" || h.Text != "hello from the mock model" || h.Stop != "" {
+		t.Fatalf("history %+v", h)
+	}
+	if tr.Gaps != 0 || len(tr.Pending()) != 0 {
+		t.Fatalf("gaps %d, pending %d", tr.Gaps, len(tr.Pending()))
+	}
+	if got := strings.Join(kinds, ","); got != "history,prompt,text,history,stop" {
+		t.Fatalf("events %s", got)
 	}
 }

@@ -31,17 +31,30 @@ type turn struct {
 
 	mu        sync.Mutex
 	session   string
+	loading   bool // session/load is in flight: its lines are the session's history
 	prompting bool // the prompt is in flight: its agent message text is the reply's
 	finished  bool // the prompt returned: later lines of the session are not this turn's
 	text      strings.Builder
 	stopNote  string // why the turn was stopped early, for the reply
 }
 
+// ref names the turn in observer frames; the lines of a session/load (its
+// request, the history the agent replays, its response) go under
+// LoadTurn(session) instead, so a watcher keeps them apart from the turn.
 func (t *turn) ref() turnRef {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.loading {
+		return turnRef{channel: t.channel, session: t.session, turn: LoadTurn(t.session)}
+	}
 	return turnRef{channel: t.channel, session: t.session, turn: t.id}
 }
+
+// LoadTurn is the observer frames' turn id for the lines of a session/load
+// of session: "load:<session>".
+func LoadTurn(session string) string { return loadPrefix + session }
+
+const loadPrefix = "load:"
 
 func (t *turn) Session() string {
 	t.mu.Lock()
@@ -177,9 +190,12 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			notice = "(this agent cannot resume sessions: starting a fresh one, without the earlier context)"
 		} else {
 			t.mu.Lock()
-			t.session = ref.Session
+			t.session, t.loading = ref.Session, true
 			t.mu.Unlock()
 			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers()})
+			t.mu.Lock() // the response line was routed before LoadSession returned
+			t.loading = false
+			t.mu.Unlock()
 			if err == nil {
 				if err := r.pin(cctx, p, ref.Session, res.ConfigOptions); err != nil {
 					return "", err

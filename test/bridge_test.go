@@ -175,10 +175,29 @@ func TestBridgeKill9ResumesSession(t *testing.T) {
 	e, b, m0 := startRemembering(t)
 	b.kill9()
 	m1 := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
+	fw := e.watchFrames(t)
 	b2 := e.start(t)
 	r := e.waitReply(t, "room", m1.ID, 30*time.Second, b2)
 	if r.Content != "recall: pineapple" {
 		t.Fatalf("reply after restart %q; log:\n%s", r.Content, b2.logs())
+	}
+	// The owner's transcript: the session/load replay is history (frames of
+	// turn "load:<session>"), the resumed turn's text is only its own.
+	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool {
+		return f.Turn == m1.ID && f.Dir == "in" && strings.Contains(string(f.Msg), `"stopReason"`)
+	})
+	tr := agentbridge.NewTranscript()
+	for _, f := range frames {
+		if method(f) == "session/load" && f.Turn != agentbridge.LoadTurn(f.Session) {
+			t.Fatalf("session/load frame under turn %q", f.Turn)
+		}
+		tr.Apply(f)
+	}
+	if len(tr.History) != 1 || !strings.Contains(tr.History[0].Text, "(replayed) the word is") {
+		t.Fatalf("history %+v", tr.History[0])
+	}
+	if len(tr.Turns) != 1 || tr.Turns[0].Turn != m1.ID || tr.Turns[0].Text != r.Content {
+		t.Fatalf("turns %+v, want one with the reply's text %q", tr.Turns, r.Content)
 	}
 	time.Sleep(time.Second)
 	for _, id := range []string{m0.ID, m1.ID} {

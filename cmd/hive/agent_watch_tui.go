@@ -105,6 +105,10 @@ func (m watchModel) send(c agentbridge.Control, ok string) tea.Cmd {
 
 func (m watchModel) View() string {
 	var b strings.Builder
+	if n := len(m.tr.History); n > 0 { // a resumed session's replayed history, never a turn
+		h := m.tr.History[n-1]
+		fmt.Fprintf(&b, "── #%s session %s history (replayed by session/load): %s\n", h.Channel, prefix8(h.Session), tail(oneLine(h.Text), m.width-40))
+	}
 	turns := m.tr.Turns
 	if len(turns) > 3 {
 		turns = turns[len(turns)-3:]
