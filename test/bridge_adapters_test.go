@@ -2,7 +2,6 @@ package test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,8 +140,15 @@ func TestBridgeClaudeAgentACP(t *testing.T) {
 	e := newBridgeEnv(t)
 	home := filepath.Join(e.dir, "home")
 	os.MkdirAll(home, 0o700)
-	e.config(t, []string{bin},
-		fmt.Sprintf(`env = { HOME = %q, ANTHROPIC_API_KEY = "sk-mock", ANTHROPIC_BASE_URL = %q, DISABLE_TELEMETRY = "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1", IS_SANDBOX = "" }`, home, mock.URL),
-		`mode = "default"`, `permissions = "ask"`, `permission_timeout = "90s"`, `turn_timeout = "3m"`, `idle_timeout = "2m"`)
+	// The README's claude-agent-acp example as written (its key, mode and
+	// permissions), pointed at the mock, with IS_SANDBOX cleared as the
+	// README says.
+	a := readmeAgent(t, "claude")
+	if cmd, _ := a["command"].([]any); len(cmd) != 1 || cmd[0] != "claude-agent-acp" {
+		t.Fatalf("the README's claude command is %v, not [\"claude-agent-acp\"]", a["command"])
+	}
+	e.config(t, []string{bin}, readmeAgentLines(t, a, map[string]string{"HOME": home, "ANTHROPIC_BASE_URL": mock.URL,
+		"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "IS_SANDBOX": ""},
+		`permission_timeout = "90s"`, `turn_timeout = "3m"`, `idle_timeout = "2m"`)...)
 	e.runAdapter(t, e.workDir(t), mock.Text, mock.Log, "HOME="+home, 1)
 }

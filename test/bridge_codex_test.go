@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -101,6 +102,38 @@ func readmeAgent(t *testing.T, name string) map[string]any {
 	return nil
 }
 
+// readmeAgentLines renders a README [[agent]] example as config lines for
+// the test's bridge: the test supplies name, key, attestation, command and
+// cwd; env is the example's with extra added (extra wins); tail adds keys
+// the example does not set.
+func readmeAgentLines(t *testing.T, a map[string]any, extra map[string]string, tail ...string) []string {
+	t.Helper()
+	env := map[string]string{}
+	if e, ok := a["env"].(map[string]any); ok {
+		for k, v := range e {
+			env[k] = fmt.Sprint(v)
+		}
+	}
+	maps.Copy(env, extra)
+	var kv []string
+	for k, v := range env {
+		kv = append(kv, fmt.Sprintf("%s = %q", k, v))
+	}
+	lines := []string{"env = { " + strings.Join(kv, ", ") + " }"}
+	for k, v := range a {
+		switch k {
+		case "name", "key", "attestation", "command", "cwd", "env": // the test's own, or above
+		default:
+			s, ok := v.(string)
+			if !ok {
+				t.Fatalf("README %s example: %s = %v is not a string (extend this test)", a["name"], k, v)
+			}
+			lines = append(lines, fmt.Sprintf("%s = %q", k, s))
+		}
+	}
+	return append(lines, tail...)
+}
+
 // The README's codex-acp example as written (an OpenAI API key in env and
 // auth_method = "openai-api-key"), run with the test's key files and the
 // npm-installed codex-acp; the only addition is a CODEX_HOME whose config
@@ -122,25 +155,7 @@ func TestBridgeCodexACPReadmeConfig(t *testing.T) {
 	ch := filepath.Join(e.dir, "codex-home")
 	os.MkdirAll(ch, 0o700)
 	os.WriteFile(filepath.Join(ch, "config.toml"), []byte(fmt.Sprintf("openai_base_url = %q\n%s", mock.URL+"/v1", codexQuiet)), 0o600)
-	env["HOME"], env["CODEX_HOME"] = filepath.Join(e.dir, "home"), ch
-	var lines []string
-	for k, v := range a {
-		switch k {
-		case "name", "key", "attestation", "command", "cwd": // the test's own
-		case "env":
-			var kv []string
-			for ek, ev := range env {
-				kv = append(kv, fmt.Sprintf("%s = %q", ek, ev))
-			}
-			lines = append(lines, "env = { "+strings.Join(kv, ", ")+" }")
-		default:
-			s, ok := v.(string)
-			if !ok {
-				t.Fatalf("README codex example: %s = %v is not a string (extend this test)", k, v)
-			}
-			lines = append(lines, fmt.Sprintf("%s = %q", k, s))
-		}
-	}
+	lines := readmeAgentLines(t, a, map[string]string{"HOME": filepath.Join(e.dir, "home"), "CODEX_HOME": ch})
 	e.config(t, []string{bin}, lines...)
 	e.workDir(t)
 	b := e.start(t)
