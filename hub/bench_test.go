@@ -13,16 +13,24 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// BenchmarkIngestMessages measures the write path of the hub (store plus the
-// projector's checks) for kind 9 messages, a fifth of them thread replies.
-func BenchmarkIngestMessages(b *testing.B) {
+// benchHub opens a hub on a fresh SQLite file, closed when b ends, and
+// returns it with its admin's keys.
+func benchHub(b *testing.B) (*Hub, identity.Keys) {
+	b.Helper()
 	admin, _ := identity.GenerateKeys()
 	hk, _ := identity.GenerateKeys()
 	h, err := Open(Config{DBPath: filepath.Join(b.TempDir(), "hive.db"), Admin: admin.PublicHex, Keys: hk, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer h.Close()
+	b.Cleanup(h.Close)
+	return h, admin
+}
+
+// BenchmarkIngestMessages measures the write path of the hub (store plus the
+// projector's checks) for kind 9 messages, a fifth of them thread replies.
+func BenchmarkIngestMessages(b *testing.B) {
+	h, admin := benchHub(b)
 	ctx := context.Background()
 	sign := func(kind int, at int64, content string, tags ...nostr.Tag) *nostr.Event {
 		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(at), Content: content, Tags: tags}
@@ -51,13 +59,7 @@ func BenchmarkIngestMessages(b *testing.B) {
 // tables) with what it costs now (applying its delta to a copy of what it
 // changes).
 func BenchmarkViewUpdate(b *testing.B) {
-	admin, _ := identity.GenerateKeys()
-	hk, _ := identity.GenerateKeys()
-	h, err := Open(Config{DBPath: filepath.Join(b.TempDir(), "hive.db"), Admin: admin.PublicHex, Keys: hk, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
+	h, admin := benchHub(b)
 	ctx := context.Background()
 	sign := func(kind int, tags ...nostr.Tag) *nostr.Event {
 		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Now(), Tags: tags}
