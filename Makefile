@@ -1,6 +1,7 @@
-# hive: build with cgo and libsecp256k1 (go-nostr vendors the C library).
+# hive: build with cgo, libsecp256k1 (go-nostr vendors the C library) and
+# SQLite's FTS5 full-text search (mattn/go-sqlite3 compiles it in with sqlite_fts5).
 export CGO_ENABLED := 1
-TAGS    := libsecp256k1
+TAGS    := libsecp256k1,sqlite_fts5
 GO      ?= go
 BIN     := bin/hive
 DATA    ?= .hive
