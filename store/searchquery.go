@@ -21,14 +21,21 @@ type Term struct {
 	Prefix bool
 }
 
-// maxSearchTerms bounds the terms of one query (each is a lookup in the index).
-const maxSearchTerms = 16
+// maxSearchTerms bounds the terms of one query (each is a lookup in the
+// index), maxSearchBytes its length.
+const (
+	maxSearchTerms = 16
+	maxSearchBytes = 1024
+)
 
 // ParseSearch parses a NIP-50 search string: words (all must match),
 // "quoted phrases", word* (prefix), -word or -"phrase" (must not match), and
 // the extensions from:NAME and in:CHANNEL. Bad syntax is a Rejection whose
 // message starts with invalid: and says what is wrong.
 func ParseSearch(s string) (*SearchQuery, error) {
+	if len(s) > maxSearchBytes {
+		return nil, reject(fmt.Sprintf("invalid: search: at most %d bytes", maxSearchBytes))
+	}
 	q := &SearchQuery{}
 	rest := strings.TrimSpace(s)
 	for rest != "" {
