@@ -22,9 +22,10 @@ vet:
 
 test: vet test-go test-interop
 
-# The closed-hub tests run a second time over the PostgreSQL log (the tests
+# The closed-hub tests (and the search tests over the real binary) run a
+# second time over the PostgreSQL log (the tests
 # start a throwaway cluster; they skip without PostgreSQL unless CI requires it).
-CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*
+CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*|TestSearch.*
 
 test-go: test-adapters-deps
 	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
