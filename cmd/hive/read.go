@@ -44,6 +44,22 @@ func printRow(cmd *cobra.Command, r client.Row) error {
 	})
 }
 
+// readAround prints the rows around a message (a search hit, say).
+func readAround(cmd *cobra.Command, id string, n int) error {
+	return withSession(cmd, func(ctx context.Context, s *session) error {
+		rows, err := s.Around(ctx, id, n)
+		if err != nil {
+			return withHint(err, "the id given to --around must be a message you can read (hive search prints ids)")
+		}
+		for _, r := range rows {
+			if err := printRow(cmd, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func short(npub string) string {
 	if len(npub) < 20 {
 		return npub
@@ -53,15 +69,23 @@ func short(npub string) string {
 
 func newReadCmd() *cobra.Command {
 	var limit int
-	var before string
+	var before, around string
 	var noMark bool
 	cmd := &cobra.Command{
-		Use:   "read CHANNEL [--limit N] [--before ID]",
+		Use:   "read CHANNEL [--limit N] [--before ID] | read --around ID [--limit N]",
 		Short: "Print a channel's history (edits shown, deletes hidden, reactions counted), then mark it read",
-		Args:  exactArgs(1, "CHANNEL"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if around != "" {
+				return exactArgs(0, "--around ID (no CHANNEL: the message's own)")(cmd, args)
+			}
+			return exactArgs(1, "CHANNEL")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 || limit > 1000 {
 				return usageErrorf("--limit %d: give 1 to 1000", limit)
+			}
+			if around != "" {
+				return readAround(cmd, around, limit)
 			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
 				ch, err := s.ResolveChannel(ctx, args[0])
@@ -87,6 +111,7 @@ func newReadCmd() *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", 50, "number of rows")
 	cmd.Flags().StringVar(&before, "before", "", "only rows older than this message id (paging; does not mark read)")
 	cmd.Flags().BoolVar(&noMark, "no-mark", false, "do not mark the channel read")
+	cmd.Flags().StringVar(&around, "around", "", "the rows around this message id in its channel, --limit before and after it (does not mark read)")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
 }
