@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
@@ -45,6 +46,8 @@ type target struct {
 	pin     string
 	keyFile string
 	authTag nostr.Tag
+	// pinProfile names the profile the pin came from ("" for --pin or HIVE_PIN)
+	pinProfile string
 }
 
 func resolveTarget(cmd *cobra.Command) (target, error) {
@@ -81,7 +84,7 @@ func resolveTarget(cmd *cobra.Command) (target, error) {
 			}
 			// the profile's pin belongs to the profile's hubs
 			if t.pin == "" && len(t.hubs) > 0 && slices.Contains(pr.Hubs, t.hubs[0]) {
-				t.pin = pr.Pin
+				t.pin, t.pinProfile = pr.Pin, pr.Name
 			}
 			if tag == "" {
 				tag = pr.Attestation
@@ -129,12 +132,23 @@ func dial(ctx context.Context, cmd *cobra.Command) (*session, error) {
 	}
 	c, err := client.Connect(ctx, client.Options{URLs: t.hubs, Keys: keys, AuthTag: t.authTag, Pin: t.pin})
 	if err != nil {
-		if errors.Is(err, client.ErrUnreachable) {
-			return nil, withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
-		}
-		return nil, err
+		return nil, connectError(t, err)
 	}
 	return &session{Client: c, keys: keys, t: t}, nil
+}
+
+// connectError gives a failed first connection its exit code and the fix.
+func connectError(t target, err error) error {
+	var mm *tlspin.MismatchError
+	switch {
+	case errors.As(err, &mm):
+		return withHint(exitWith(exitRefused, err), pinHint(t.pinProfile, mm))
+	case errors.Is(err, client.ErrInvalid): // a wrong URL, named in the message
+		return exitWith(exitUsage, err)
+	case errors.Is(err, client.ErrUnreachable):
+		return withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
+	}
+	return err
 }
 
 // withSession connects for the length of one command (bounded by --timeout)
