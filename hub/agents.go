@@ -83,11 +83,14 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 	return nil, nil
 }
 
-// authorOrOwner reports whether actor wrote target or owns the agent that did.
+// authorOrOwner reports whether actor wrote target, or the member actor acts
+// as (t.by: a live device's owner) wrote it or owns the agent or device that
+// did. So an owner edits its devices' and agents' messages from any of its
+// devices, and a device edits its owner's.
 func (t *tx) authorOrOwner(target *nostr.Event, actor string) (bool, error) {
-	if target.PubKey == actor {
+	if target.PubKey == actor || target.PubKey == t.by {
 		return true, nil
 	}
 	owner, err := t.ownerOf(target.PubKey)
-	return owner != "" && owner == actor, err
+	return owner != "" && owner == t.by, err
 }
