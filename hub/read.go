@@ -19,6 +19,11 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 	if reader == "" {
 		return false
 	}
+	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return false
+	}
 	switch kinds.Classify(ev.Kind).Gate {
 	case kinds.AuthorOnly:
 		return ev.PubKey == reader
@@ -26,7 +31,7 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 		return ev.PubKey == reader || ev.Tags.ContainsAny("p", []string{reader})
 	}
 	ch := h.channelOf(ev)
-	return ch == "" || h.snapshotView().canRead(ch, reader)
+	return ch == "" || v.canRead(ch, reader)
 }
 
 // channelOf is the channel an event belongs to, by the rule the store
@@ -103,6 +108,10 @@ func (c *scopeCache) put(v *view, reader string, sc *store.Scope) {
 func (h *Hub) rejectFilter(ctx context.Context, c *relay.Conn, f nostr.Filter) string {
 	reader := c.PubKey()
 	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return why
+	}
 	for _, ch := range f.Tags["h"] {
 		if !v.canRead(ch, reader) {
 			return "restricted: #h names channel " + ch + ", which you are not a member of"
