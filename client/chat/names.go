@@ -16,6 +16,7 @@ import (
 // its owner.
 type Names struct {
 	byKey map[string]*profile
+	asked map[string]bool // looked up, with or without a profile
 }
 
 type profile struct {
@@ -27,7 +28,13 @@ type profile struct {
 }
 
 // NewNames is an empty directory.
-func NewNames() *Names { return &Names{byKey: map[string]*profile{}} }
+func NewNames() *Names { return &Names{byKey: map[string]*profile{}, asked: map[string]bool{}} }
+
+// Seen records that pk's profile was looked up (it may have none).
+func (n *Names) Seen(pk string) { n.asked[pk] = true }
+
+// Known reports whether pk has a profile here or was looked up already.
+func (n *Names) Known(pk string) bool { return n.byKey[pk] != nil || n.asked[pk] }
 
 // Apply records a kind 0 profile if it is newer than the one known (NIP-01:
 // the later created_at, then the lower id), and reports whether it was.
