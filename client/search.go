@@ -2,11 +2,10 @@ package client
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -20,13 +19,14 @@ type SearchOptions struct {
 	Limit   int
 }
 
-// SearchHit is one search result: the message as a Row (edits applied), the
-// names of its channel and author, and an excerpt of its current text with
-// the matches marked [like this].
+// SearchHit is one search result: the message as the chat model shows it
+// (edits applied), its channel's name, its author as shown, and an excerpt
+// of its current text with the matches marked [like this].
 type SearchHit struct {
-	Row
+	chat.Row
 	ChannelName string `json:"channel_name,omitempty"`
-	AuthorName  string `json:"author_name,omitempty"`
+	Name        string `json:"name"`  // the author as shown (a device as its owner)
+	Label       string `json:"label"` // with the device's name where it is one
 	Excerpt     string `json:"excerpt"`
 }
 
@@ -49,32 +49,39 @@ func (c *Client) Search(ctx context.Context, query string, o SearchOptions) ([]S
 	if err != nil || len(evs) == 0 {
 		return nil, err // the hub parsed it already: only an empty answer gets here
 	}
-	rows, err := c.applyOverlays(ctx, evs)
+	m := c.NewModel()
+	for i := range evs {
+		m.Apply(&evs[i])
+	}
+	if err := c.LoadOverlays(ctx, m, evs); err != nil {
+		return nil, err
+	}
+	if err := c.LoadNames(ctx, m, KeysShown(evs)...); err != nil {
+		return nil, err
+	}
+	var chans []string
+	for _, e := range evs {
+		chans = append(chans, ChannelOf(e))
+	}
+	names, err := c.channelNames(ctx, chans)
 	if err != nil {
 		return nil, err
 	}
-	var chans, authors []string
-	for _, r := range rows {
-		chans, authors = append(chans, r.Channel), append(authors, r.Author)
-	}
-	chNames, err := c.channelNames(ctx, chans)
-	if err != nil {
-		return nil, err
-	}
-	names, err := c.profileNames(ctx, authors)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SearchHit, len(rows))
-	for i, r := range rows {
-		out[i] = SearchHit{Row: r, ChannelName: chNames[r.Channel], AuthorName: names[r.Author], Excerpt: q.Excerpt(r.Text, 24)}
+	out := make([]SearchHit, 0, len(evs))
+	for _, e := range evs { // in the hub's order: best first
+		r, ok := m.Row(e.ID)
+		if !ok || r.Deleted {
+			continue // deleted since the hub answered
+		}
+		n := m.Names()
+		out = append(out, SearchHit{Row: r, ChannelName: names[r.Channel], Name: n.Name(r.Author), Label: n.Label(r.Author), Excerpt: q.Excerpt(m.Text(r), 24)})
 	}
 	return out, nil
 }
 
 // channelNames maps channel ids to their names.
 func (c *Client) channelNames(ctx context.Context, ids []string) (map[string]string, error) {
-	chans, err := c.channels(ctx, uniq(ids))
+	chans, err := c.channels(ctx, sortedUniq(ids))
 	out := map[string]string{}
 	for _, ch := range chans {
 		out[ch.ID] = ch.Name
@@ -82,71 +89,42 @@ func (c *Client) channelNames(ctx context.Context, ids []string) (map[string]str
 	return out, err
 }
 
-// profileNames maps pubkeys to the name (else display_name) of their kind 0.
-func (c *Client) profileNames(ctx context.Context, pks []string) (map[string]string, error) {
-	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: uniq(pks), Limit: len(pks)})
-	out := map[string]string{}
-	for _, e := range evs {
-		var p struct {
-			Name        string `json:"name"`
-			DisplayName string `json:"display_name"`
-		}
-		if json.Unmarshal([]byte(e.Content), &p) == nil {
-			out[e.PubKey] = p.Name
-			if p.Name == "" {
-				out[e.PubKey] = p.DisplayName
-			}
-		}
-	}
-	return out, err
-}
-
-func uniq(xs []string) []string {
-	out := slices.Clone(xs)
+// sortedUniq is ids sorted, each once.
+func sortedUniq(ids []string) []string {
+	out := append([]string(nil), ids...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// Around returns the rows of id's channel around it, oldest first: up to
-// n rows before it, the row itself, and up to n after (overlays applied), so
-// a search hit can be read in its context.
-func (c *Client) Around(ctx context.Context, id string, n int) ([]Row, error) {
+// Around loads the rows of id's channel around it into a new chat model:
+// up to n rows before it, the row itself and up to n after, in timeline
+// order, so a search hit can be read in its context.
+func (c *Client) Around(ctx context.Context, id string, n int) (Page, error) {
 	target, err := c.Event(ctx, id)
 	if err != nil {
-		return nil, err
+		return Page{}, err
 	}
 	ch, at := ChannelOf(target), target.CreatedAt
-	f := nostr.Filter{Kinds: ContentKinds(), Tags: nostr.TagMap{"h": {ch}}, Until: &at, Limit: n + 50}
-	before, err := c.Query(ctx, f)
+	m := c.NewModel()
+	if _, err := c.LoadPage(ctx, m, ch, n+50, &at); err != nil {
+		return Page{}, err
+	}
+	after, err := c.Query(ctx, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {ch}}, Since: &at, Limit: 5000})
 	if err != nil {
-		return nil, err
+		return Page{}, err
 	}
-	f.Until, f.Since, f.Limit = nil, &at, 5000
-	after, err := c.Query(ctx, f)
-	if err != nil {
-		return nil, err
+	m.ApplyAll(after)
+	if err := c.LoadOverlays(ctx, m, after); err != nil {
+		return Page{}, err
 	}
-	var older, newer []nostr.Event
-	seen := map[string]bool{target.ID: true}
-	for _, e := range append(before, after...) {
-		if seen[e.ID] {
-			continue
-		}
-		seen[e.ID] = true
-		if e.CreatedAt < at || (e.CreatedAt == at && e.ID < target.ID) {
-			older = append(older, e)
-		} else {
-			newer = append(newer, e)
+	if err := c.LoadNames(ctx, m, KeysShown(after)...); err != nil {
+		return Page{}, err
+	}
+	rows := m.Timeline(ch)
+	for i, r := range rows {
+		if r.ID == target.ID {
+			return Page{Model: m, Rows: rows[max(0, i-n):min(len(rows), i+n+1)]}, nil
 		}
 	}
-	byTime := func(a, b nostr.Event) int {
-		if a.CreatedAt != b.CreatedAt {
-			return int(a.CreatedAt - b.CreatedAt)
-		}
-		return strings.Compare(a.ID, b.ID)
-	}
-	slices.SortFunc(older, byTime)
-	slices.SortFunc(newer, byTime)
-	older, newer = older[max(0, len(older)-n):], newer[:min(n, len(newer))]
-	return c.applyOverlays(ctx, append(append(older, target), newer...))
+	return Page{}, wrap(ErrNotFound, fmt.Errorf("message %s is deleted", target.ID[:8]))
 }

@@ -41,20 +41,20 @@ func TestSearchCLI(t *testing.T) {
 	c.ok("edit", draft.ID, "a longer note about the budget", "--profile", "alice")
 
 	out := c.ok("search", "note -draft", "--profile", "bob")
-	if !strings.Contains(out, "#general "+alice.Npub[:12]+"…") || !strings.Contains(out, "[note]") || !strings.Contains(out, "id "+draft.ID) || !strings.Contains(out, "(edited)") {
+	if !strings.Contains(out, " "+draft.ID[:8]+" #general ") || !strings.Contains(out, "[note]") || !strings.Contains(out, "(edited)") {
 		t.Fatalf("hive search text output lacks the channel, author name, marked excerpt, edit or id:\n%s", out)
 	}
 	var hits []struct {
 		rowJSON
 		ChannelName string `json:"channel_name"`
-		AuthorName  string `json:"author_name"`
+		Label       string `json:"label"`
 		Excerpt     string `json:"excerpt"`
 	}
 	for _, l := range strings.Split(strings.TrimSpace(c.ok("search", "note", "--from", alice.Npub, "--channel", "general", "--json", "--profile", "bob")), "\n") {
 		var h struct {
 			rowJSON
 			ChannelName string `json:"channel_name"`
-			AuthorName  string `json:"author_name"`
+			Label       string `json:"label"`
 			Excerpt     string `json:"excerpt"`
 		}
 		if err := json.Unmarshal([]byte(l), &h); err != nil {
@@ -62,7 +62,7 @@ func TestSearchCLI(t *testing.T) {
 		}
 		hits = append(hits, h)
 	}
-	if len(hits) != 2 || hits[0].ChannelName != "general" || hits[0].Author == "" || hits[0].CreatedAt == 0 {
+	if len(hits) != 2 || hits[0].ChannelName != "general" || hits[0].Label == "" || hits[0].CreatedAt == 0 {
 		t.Fatalf("--from alice --channel general --json: %+v", hits)
 	}
 	for _, h := range hits {

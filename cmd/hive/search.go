@@ -16,8 +16,8 @@ const searchHelp = `Search the messages you can read, best match first.
 
 TEXT is a NIP-50 query: words (all must match), "a quoted phrase", word*
 (prefix), -word (leave out), from:NAME and in:CHANNEL. Each result shows its
-time, channel, author, an excerpt with the matches in [brackets], and the
-message id: read it in context with hive read --around ID.`
+time, its id, channel, author and an excerpt with the matches in
+[brackets]: read it in context with hive read --around ID.`
 
 func newSearchCmd() *cobra.Command {
 	var channel, from string
@@ -75,21 +75,18 @@ func newSearchCmd() *cobra.Command {
 	return cmd
 }
 
-// printHit prints one result: an NDJSON object, or two lines of text.
+// printHit prints one result: an NDJSON object, or a line of text.
 func printHit(cmd *cobra.Command, h client.SearchHit) error {
 	return output(cmd, h, func(w io.Writer) error {
-		ch, who := h.ChannelName, h.AuthorName
+		ch := h.ChannelName
 		if ch == "" {
 			ch = h.Channel
-		}
-		if who == "" {
-			who = short(npub(h.Author))
 		}
 		edited := ""
 		if h.Edited {
 			edited = " (edited)"
 		}
-		_, err := fmt.Fprintf(w, "%s #%s %s: %s%s\n    id %s\n", time.Unix(int64(h.CreatedAt), 0).Format("2006-01-02 15:04"), ch, who, h.Excerpt, edited, h.ID)
+		_, err := fmt.Fprintf(w, "%s %s #%s %s: %s%s\n", time.Unix(int64(h.CreatedAt), 0).Format("2006-01-02 15:04"), shortID(h.ID), ch, h.Label, h.Excerpt, edited)
 		return err
 	})
 }
