@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,10 @@ event query index page cache latency throughput memory socket thread reply menti
 member admin open stream message history search filter kind tag signature key proof window lunch
 meeting tomorrow today yesterday morning tonight great thanks please sure okay maybe soon later
 done working looks good ready blocked waiting nice idea question answer think know need want`)
+
+// searchWords are the vocabulary's content words (not its stop words), for
+// the search queries.
+var searchWords = words[slices.Index(words, "hub"):]
 
 // genContent makes 50..400 bytes of plain words.
 func genContent(r *rand.Rand) string {
