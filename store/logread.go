@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -90,4 +91,85 @@ func CountStored(q Querier) (int64, error) {
 	var n int64
 	err := q.QueryRow(`SELECT COUNT(*) FROM events`).Scan(&n)
 	return n, err
+}
+
+// EventByID loads a stored event by id, or nil when it is not stored.
+func EventByID(q Querier, id string) (*nostr.Event, error) {
+	var raw string
+	err := q.QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev := &nostr.Event{}
+	if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
+		return nil, fmt.Errorf("stored event %s is corrupt: %w", id, err)
+	}
+	return ev, nil
+}
+
+// StoredChannels maps those of ids that are stored to the channel recorded
+// for each ("" for none), 256 ids to a query.
+func StoredChannels(q Querier, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	err := eachIn(q, `SELECT id, channel FROM events WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
+		var id string
+		var ch sql.NullString
+		err := r.Scan(&id, &ch)
+		out[id] = ch.String
+		return err
+	})
+	return out, err
+}
+
+// KindsBy maps those of ids that pubkey stored to their kinds.
+func KindsBy(q Querier, pubkey string, ids []string) (map[string]int, error) {
+	out := map[string]int{}
+	err := eachIn(q, `SELECT id, kind FROM events WHERE pubkey = ? AND id IN (%s)`, ids, func(r *sql.Rows) error {
+		var id string
+		var kind int
+		err := r.Scan(&id, &kind)
+		out[id] = kind
+		return err
+	}, pubkey)
+	return out, err
+}
+
+// HasAtOrBefore reports whether pubkey has a stored event of kind created
+// at or before at.
+func HasAtOrBefore(q Querier, pubkey string, kind int, at int64) (bool, error) {
+	var found bool
+	err := q.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE pubkey = ? AND kind = ? AND created_at <= ?)`, pubkey, kind, at).Scan(&found)
+	return found, err
+}
+
+// eachIn runs query (its %s the placeholders of a page of ids, after args)
+// for ids, 256 at a time, calling fn for every row.
+func eachIn(q Querier, query string, ids []string, fn func(*sql.Rows) error, args ...any) error {
+	const page = 256
+	for len(ids) > 0 {
+		n := min(len(ids), page)
+		all := append([]any{}, args...)
+		for _, id := range ids[:n] {
+			all = append(all, id)
+		}
+		rows, err := q.Query(fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", n), ",")), all...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := fn(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
