@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -26,4 +27,76 @@ func DeviceProfile(name string, authTag nostr.Tag) nostr.Event {
 // by name.
 func (c *Client) Devices(ctx context.Context, now time.Time) ([]AgentStatus, error) {
 	return c.attested(ctx, now, true)
+}
+
+// AttestedBy reads a kind 0 profile's NIP-OA auth tag: the member who
+// attested the profile's key, and whether as a paired device (the device
+// clause), or "" when the profile carries no tag that verifies for its
+// author. A chat shows a device's messages as its owner's; revocations
+// (kind 30450 by the owner) end what the device may do, not whose it was.
+func AttestedBy(profile *nostr.Event) (owner string, device bool) {
+	if profile == nil || profile.Kind != kinds.Profile {
+		return "", false
+	}
+	tag, err := identity.FindAuthTag(profile)
+	if err != nil {
+		return "", false
+	}
+	a, err := identity.VerifyAuthTag(tag, profile.PubKey)
+	if err != nil {
+		return "", false
+	}
+	return a.Owner, a.Device
+}
+
+// OwnerOf looks up pk's profile on the hub and returns what AttestedBy
+// says of it: the member pk belongs to as an agent or paired device ("" for
+// a member, or a key without an attested profile).
+func (c *Client) OwnerOf(ctx context.Context, pk string) (owner string, device bool, err error) {
+	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{pk}, Limit: 1})
+	if err != nil || len(evs) == 0 {
+		return "", false, err
+	}
+	owner, device = AttestedBy(&evs[0])
+	return owner, device, nil
+}
+
+// Member is the member this client acts as on the hub: for a paired
+// device (its auth tag is a device attestation), its owner; else its own
+// key. Roles, channel membership and read positions are the member's.
+func (c *Client) Member() string {
+	if c.opts.AuthTag != nil {
+		if a, err := identity.ParseAuthTag(c.opts.AuthTag); err == nil && a.Device {
+			return a.Owner
+		}
+	}
+	return c.keys.PublicHex
+}
+
+// ownKeys reports, for each of authors, whether it is one of the member's
+// keys: the member's own, the client's, or a key whose profile is a paired
+// device of the member.
+func (c *Client) ownKeys(ctx context.Context, authors []string) (map[string]bool, error) {
+	me := c.Member()
+	own := map[string]bool{me: true, c.keys.PublicHex: true}
+	var ask []string
+	asked := map[string]bool{}
+	for _, a := range authors {
+		if !own[a] && !asked[a] {
+			ask, asked[a] = append(ask, a), true
+		}
+	}
+	if len(ask) == 0 {
+		return own, nil
+	}
+	profiles, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: ask, Limit: len(ask)})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range profiles {
+		if owner, device := AttestedBy(&p); device && owner == me {
+			own[p.PubKey] = true
+		}
+	}
+	return own, nil
 }

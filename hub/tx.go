@@ -37,6 +37,7 @@ func allRules() ruleSet {
 	threadRules(rs)
 	overlayRules(rs)
 	agentRules(rs)
+	readStateRules(rs)
 	return rs
 }
 
