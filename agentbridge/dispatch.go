@@ -224,7 +224,8 @@ func (r *runner) turnDone(ctx context.Context, s *slot, p *agentProc, ch string,
 		if batch[0].Attempts >= breakerThreshold {
 			delete(r.d.inFlight, ch)
 			go func() {
-				r.postFailure(ctx, batch, fmt.Sprintf("the agent crashed %d times on this request. Please re-send.", batch[0].Attempts))
+				why := fmt.Errorf("the agent crashed %d times on this request (%v). Please re-send", batch[0].Attempts, p.err)
+				r.postFailure(ctx, batch, failureText("the agent failed", why, p.stderr, r.cfg.Env))
 				r.do(func(ctx context.Context) { r.finish(ch, batch); r.pump(ctx) })
 			}()
 		} else {
