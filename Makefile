@@ -1,16 +1,21 @@
-# hive: build with cgo and libsecp256k1 (go-nostr vendors the C library).
+# hive: build with cgo, libsecp256k1 (go-nostr vendors the C library) and
+# SQLite's FTS5 full-text search (mattn/go-sqlite3 compiles it in with sqlite_fts5).
 export CGO_ENABLED := 1
-TAGS    := libsecp256k1
+TAGS    := libsecp256k1,sqlite_fts5
 GO      ?= go
 BIN     := bin/hive
 DATA    ?= .hive
 ADDR    ?= 127.0.0.1:7447
 RUNFLAGS ?=
+# hive version: the tag (else "devel") and the commit, "+dirty" with changes.
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 .PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
-	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/hive
+	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hive
 
 run: build
 	./$(BIN) serve --data $(DATA) --addr $(ADDR) $(RUNFLAGS)
@@ -21,9 +26,10 @@ vet:
 
 test: vet test-go test-interop
 
-# The closed-hub tests run a second time over the PostgreSQL log (the tests
+# The closed-hub tests (and the search tests over the real binary) run a
+# second time over the PostgreSQL log (the tests
 # start a throwaway cluster; they skip without PostgreSQL unless CI requires it).
-CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*
+CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*|TestSearch.*
 
 test-go: test-adapters-deps
 	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ainb/hive/client/chat"
 	"sort"
 	"strings"
 
@@ -22,6 +23,7 @@ type Channel struct {
 	Members    map[string]string `json:"members,omitempty"` // pubkey -> role
 	Role       string            `json:"role,omitempty"`    // the client's role, "" if not a member
 	Unread     *int              `json:"unread,omitempty"`
+	Mentions   *int              `json:"mentions,omitempty"` // of the unread rows, those that mention the member
 }
 
 // ContentKinds are the kinds that are timeline rows (the content partition).
@@ -179,17 +181,18 @@ func (c *Client) ReadStates(ctx context.Context) (map[string]nostr.Timestamp, er
 // unreadCap bounds the count of unread rows per channel (shown as "cap+").
 const unreadCap = 500
 
-// Unread counts, for each channel, the content rows by others newer than
-// the client's read-state for it. Overlays and non-conversational kinds never
-// count. A count of unreadCap means at least that many.
-func (c *Client) Unread(ctx context.Context, channels []string) (map[string]int, error) {
+// Unread counts, for each channel, the rows the member has not read and
+// those that mention them, by the chat model's rule (spec/chat.md). A
+// count of unreadCap means at least that many.
+func (c *Client) Unread(ctx context.Context, channels []string) (map[string]chat.Unread, error) {
 	rs, err := c.ReadStates(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int{}
+	out := map[string]chat.Unread{}
 	for _, ch := range channels {
 		since := rs[ch] + 1
+		m := c.NewModel()
 		evs, err := c.Query(ctx, nostr.Filter{Kinds: ContentKinds(), Tags: nostr.TagMap{"h": {ch}}, Since: &since, Limit: unreadCap})
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -198,17 +201,14 @@ func (c *Client) Unread(ctx context.Context, channels []string) (map[string]int,
 		if err != nil {
 			return nil, err
 		}
-		var others []nostr.Event
-		for _, e := range evs {
-			if e.PubKey != c.keys.PublicHex {
-				others = append(others, e)
-			}
-		}
-		rows, err := c.applyOverlays(ctx, others) // deleted rows are not unread
-		if err != nil {
+		m.ApplyAll(evs)
+		if err := c.LoadOverlays(ctx, m, evs); err != nil { // deleted rows are not unread
 			return nil, err
 		}
-		out[ch] = len(rows)
+		if err := c.LoadNames(ctx, m, KeysShown(evs)...); err != nil { // the member's devices are the member
+			return nil, err
+		}
+		out[ch] = m.Unread(ch, chat.Positions(rs))
 	}
 	return out, nil
 }

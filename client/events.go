@@ -73,20 +73,7 @@ func Reply(parent nostr.Event, text string, mentions ...string) nostr.Event {
 
 // ReplyTo returns the id of the message ev answers (its reply marker, else its
 // root), or "" for a top-level message.
-func ReplyTo(e nostr.Event) string {
-	var root string
-	for _, t := range e.Tags {
-		if len(t) >= 4 && t[0] == "e" {
-			switch t[3] {
-			case "reply":
-				return t[1]
-			case "root":
-				root = t[1]
-			}
-		}
-	}
-	return root
-}
+func ReplyTo(e nostr.Event) string { return kinds.ReplyTo(&e) }
 
 // Visibility of a channel.
 const (

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
@@ -45,56 +45,28 @@ type target struct {
 	pin     string
 	keyFile string
 	authTag nostr.Tag
+	// pinProfile names the profile the pin came from ("" for --pin or HIVE_PIN)
+	pinProfile string
 }
 
+// resolveTarget reads the flags and environment; client.ResolveTarget
+// fills in the rest from the profile.
 func resolveTarget(cmd *cobra.Command) (target, error) {
-	var t target
-	name := flagOrEnv(cmd, "profile", "HIVE_PROFILE")
-	hub := flagOrEnv(cmd, "hub", "HIVE_HUB", "HIVE_URL")
-	t.keyFile = flagOrEnv(cmd, "key", "HIVE_KEY")
-	t.pin = flagOrEnv(cmd, "pin", "HIVE_PIN")
-	tag := flagOrEnv(cmd, "auth-tag", "HIVE_AUTH_TAG")
-	if hub != "" {
-		t.hubs = []string{hub}
+	spec := client.TargetSpec{
+		Profile: flagOrEnv(cmd, "profile", "HIVE_PROFILE"),
+		Hub:     flagOrEnv(cmd, "hub", "HIVE_HUB", "HIVE_URL"),
+		Key:     flagOrEnv(cmd, "key", "HIVE_KEY"),
+		Pin:     flagOrEnv(cmd, "pin", "HIVE_PIN"),
+		AuthTag: flagOrEnv(cmd, "auth-tag", "HIVE_AUTH_TAG"),
 	}
-	if name != "" || hub == "" || t.keyFile == "" {
-		home, err := client.Home(os.LookupEnv)
-		if err != nil {
-			return t, err
-		}
-		profs, err := client.LoadProfiles(home)
-		if err != nil {
-			return t, err
-		}
-		pr, err := profs.Get(name)
-		if err != nil {
-			if hub == "" || t.keyFile == "" {
-				return t, withHint(exitWith(exitUsage, err), "`hive profile add NAME --hub URL --key FILE`, or give --hub URL and --key FILE")
-			}
-		} else {
-			t.profile = pr.Name
-			if hub == "" {
-				t.hubs = pr.Hubs
-			}
-			if t.keyFile == "" {
-				t.keyFile = pr.Key
-			}
-			// the profile's pin belongs to the profile's hubs
-			if t.pin == "" && len(t.hubs) > 0 && slices.Contains(pr.Hubs, t.hubs[0]) {
-				t.pin = pr.Pin
-			}
-			if tag == "" {
-				tag = pr.Attestation
-			}
-		}
+	t, err := client.ResolveTarget(spec, os.LookupEnv)
+	switch {
+	case errors.Is(err, client.ErrNotFound):
+		return target{}, withHint(exitWith(exitUsage, err), "`hive profile add NAME --hub URL --key FILE`, or give --hub URL and --key FILE")
+	case err != nil:
+		return target{}, err
 	}
-	if tag != "" {
-		var err error
-		if t.authTag, err = identity.ParseTagJSON(tag); err != nil {
-			return t, usageErrorf("auth tag: %v", err)
-		}
-	}
-	return t, nil
+	return target{profile: t.Profile, hubs: t.Hubs, pin: t.Pin, keyFile: t.KeyFile, authTag: t.AuthTag, pinProfile: t.PinProfile}, nil
 }
 
 // session is one command's connection to the hub.
@@ -129,12 +101,23 @@ func dial(ctx context.Context, cmd *cobra.Command) (*session, error) {
 	}
 	c, err := client.Connect(ctx, client.Options{URLs: t.hubs, Keys: keys, AuthTag: t.authTag, Pin: t.pin})
 	if err != nil {
-		if errors.Is(err, client.ErrUnreachable) {
-			return nil, withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
-		}
-		return nil, err
+		return nil, connectError(t, err)
 	}
 	return &session{Client: c, keys: keys, t: t}, nil
+}
+
+// connectError gives a failed first connection its exit code and the fix.
+func connectError(t target, err error) error {
+	var mm *tlspin.MismatchError
+	switch {
+	case errors.As(err, &mm):
+		return withHint(exitWith(exitRefused, err), pinHint(t.pinProfile, mm))
+	case errors.Is(err, client.ErrInvalid): // a wrong URL, named in the message
+		return exitWith(exitUsage, err)
+	case errors.Is(err, client.ErrUnreachable):
+		return withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
+	}
+	return err
 }
 
 // withSession connects for the length of one command (bounded by --timeout)

@@ -59,7 +59,7 @@ func newStatusCmd() *cobra.Command {
 				}{Profile: s.t.profile, Hub: s.URL(), Pin: s.t.pin, Pubkey: s.PublicKey(), Npub: s.Npub(), Channels: []chanRow{}}
 				for _, ch := range chans {
 					if ch.Role != "" {
-						out.Channels = append(out.Channels, chanRow{ch.ID, ch.Name, ch.Role, unread[ch.ID]})
+						out.Channels = append(out.Channels, chanRow{ch.ID, ch.Name, ch.Role, unread[ch.ID].Count})
 					}
 				}
 				return output(cmd, out, func(w io.Writer) error {
