@@ -23,6 +23,9 @@ type limitation struct {
 	MaxPendingConnections  int     `json:"max_pending_connections"`
 	MaxPendingConnsPerIP   int     `json:"max_pending_connections_per_ip"`
 	HeaderTimeoutSeconds   int     `json:"header_timeout"`
+	MaxConnsPerMember      int     `json:"max_connections_per_member"`
+	MaxMemberQueuedBytes   int     `json:"max_member_queued_bytes"`
+	MaxMemberReads         int     `json:"max_member_reads"`
 }
 
 type info struct {
@@ -66,6 +69,9 @@ func (r *Relay) Info() any {
 			MaxPendingConnections:  r.cfg.MaxPendingConns,
 			MaxPendingConnsPerIP:   r.cfg.MaxPendingPerAddr,
 			HeaderTimeoutSeconds:   int(r.cfg.HeaderTimeout.Seconds()),
+			MaxConnsPerMember:      r.cfg.MaxConnsPerMember,
+			MaxMemberQueuedBytes:   r.cfg.MaxMemberQueued,
+			MaxMemberReads:         r.cfg.MaxMemberReads,
 		},
 	}
 	return doc

@@ -54,6 +54,11 @@ type Config struct {
 	MaxPendingConns   int           // connections not upgraded yet (default 1,024)
 	MaxPendingPerAddr int           // of them from one source address (default 64)
 	HeaderTimeout     time.Duration // to finish the TLS handshake and the request headers (default 5 s)
+
+	// What one member may cost, its agents and devices included (members.go).
+	MaxConnsPerMember int // authenticated connections (default 64)
+	MaxMemberQueued   int // outbound bytes queued on them (default 16 MiB)
+	MaxMemberReads    int // stored pages read and sent at once (default 2)
 }
 
 // Defaults returns the configuration with every default applied.
@@ -91,6 +96,9 @@ func (c *Config) defaults() {
 	set(&c.MaxUnauthPerAddr, 128)
 	set(&c.MaxPendingConns, 1024)
 	set(&c.MaxPendingPerAddr, 64)
+	set(&c.MaxConnsPerMember, 64)
+	set(&c.MaxMemberQueued, 16<<20)
+	set(&c.MaxMemberReads, 2)
 	if c.UnauthRate <= 0 {
 		c.UnauthRate = 2
 	}
@@ -151,6 +159,7 @@ type Relay struct {
 	conns   map[*Conn]struct{}
 	unauth  unauthSlots
 	pending pendingConns
+	members memberSet
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -171,6 +180,7 @@ func New(cfg Config, st Log, log *slog.Logger) *Relay {
 		conns:   make(map[*Conn]struct{}),
 		unauth:  unauthSlots{byAddr: make(map[string]int)},
 		pending: pendingConns{byConn: make(map[net.Conn]string), byAddr: make(map[string]int)},
+		members: memberSet{m: make(map[string]*member)},
 		stop:    make(chan struct{}),
 	}
 	r.upgrader = websocket.Upgrader{
@@ -274,6 +284,7 @@ func (r *Relay) forget(c *Conn) {
 	delete(r.conns, c)
 	r.mu.Unlock()
 	c.leaveUnauth()
+	r.leaveMember(c)
 	r.subs.removeConn(c)
 }
 

@@ -4,7 +4,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -78,35 +77,11 @@ func TestHalfOpenUpgradesFromOneAddress(t *testing.T) {
 	base := openFDs(pid)
 	stop := make(chan struct{})
 	opened := halfOpen(p.addr, "127.0.0.2", 1500, 6000, stop)
-	var peak atomic.Int64
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			if n := int64(openFDs(pid)); n > peak.Load() {
-				peak.Store(n)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	peak, sampled := sampleMax(func() int64 { return int64(openFDs(pid)) }, stop)
 	time.Sleep(1500 * time.Millisecond) // let the attacker fill what it can
-	var rounds []time.Duration
-	var failures []string
-	for i := 0; i < 8; i++ {
-		took, err := memberRound(p.URL, admin, i)
-		if err != nil {
-			failures = append(failures, err.Error())
-		} else {
-			rounds = append(rounds, took)
-		}
-	}
+	rounds, failures := memberRounds(p.URL, admin, 8)
 	close(stop)
 	<-sampled
-	slices.Sort(rounds)
 	t.Logf("attacker 127.0.0.2 opened %d half-open upgrade requests (1,500 at once); hub open files: %d before, %d at the peak (limit 1,024); member AUTH+publish+read: %d rounds %v, %d failed",
 		min(opened.Load(), 6000), base, peak.Load(), len(rounds), rounds, len(failures))
 	for _, f := range failures {

@@ -73,6 +73,9 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.limits.MaxPendingConns, "max-pending-conns", def.MaxPendingConns, "connections not upgraded to a websocket yet (TLS handshake, request headers)")
 	cmd.Flags().IntVar(&f.limits.MaxPendingPerAddr, "max-pending-per-ip", def.MaxPendingPerAddr, "of them, from one source address")
 	cmd.Flags().DurationVar(&f.limits.HeaderTimeout, "header-timeout", def.HeaderTimeout, "time a connection has for its TLS handshake and request headers")
+	cmd.Flags().IntVar(&f.limits.MaxConnsPerMember, "max-conns-per-member", def.MaxConnsPerMember, "authenticated connections of one member, its agents' and devices' included")
+	cmd.Flags().IntVar(&f.limits.MaxMemberQueued, "max-member-queued-bytes", def.MaxMemberQueued, "outbound bytes queued on one member's connections")
+	cmd.Flags().IntVar(&f.limits.MaxMemberReads, "max-member-reads", def.MaxMemberReads, "pages of stored events one member's connections read at once")
 	return cmd
 }
 
