@@ -5,6 +5,7 @@ import (
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -65,10 +66,7 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 // profileAtOrBefore reports whether pk's stored profile is not newer than at,
 // so that a deletion by address created at at removes it.
 func (t *tx) profileAtOrBefore(pk string, at int64) (bool, error) {
-	var gone bool
-	err := t.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE pubkey = ? AND kind = ? AND created_at <= ?)`,
-		pk, kinds.Profile, at).Scan(&gone)
-	return gone, err
+	return store.HasAtOrBefore(t, pk, kinds.Profile, at)
 }
 
 func (t *tx) revocation(ev *nostr.Event) (*change, error) {

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
@@ -96,35 +95,6 @@ func (t *tx) note(d delta) {
 	if t.edits != nil {
 		t.edits(d)
 	}
-}
-
-// eachIn runs query, whose %s stands for a list of placeholders, over ids a
-// page at a time (after the leading args), calling fn for every row.
-func (t *tx) eachIn(query string, ids []string, fn func(*sql.Rows) error, args ...any) error {
-	const page = 256
-	for len(ids) > 0 {
-		n := min(len(ids), page)
-		all := append([]any{}, args...)
-		for _, id := range ids[:n] {
-			all = append(all, id)
-		}
-		rows, err := t.Query(fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", n), ",")), all...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := fn(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		ids = ids[n:]
-	}
-	return nil
 }
 
 // writeCache holds channel rows and roles read or written by earlier events,
@@ -230,18 +200,7 @@ func (t *tx) owners(channel string) (int, error) {
 }
 
 // event loads a stored event by id, or nil.
-func (t *tx) event(id string) (*nostr.Event, error) {
-	var raw string
-	err := t.QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ev := &nostr.Event{}
-	return ev, ev.UnmarshalJSON([]byte(raw))
-}
+func (t *tx) event(id string) (*nostr.Event, error) { return store.EventByID(t, id) }
 
 // ownerOf is the NIP-OA owner recorded for an agent key (from its profile).
 func (t *tx) ownerOf(pk string) (string, error) {

@@ -117,7 +117,7 @@ func serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	openStore, err := storeOpener(f.store)
+	openStore, err := storeOpener(f.store, f.data)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,6 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	m := newHubMetrics()
 	h, err := hub.Open(hub.Config{
-		DBPath:    filepath.Join(f.data, "hive.db"),
 		OpenStore: openStore,
 		Admin:     admin,
 		Keys:      hubKey,
