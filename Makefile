@@ -6,11 +6,15 @@ BIN     := bin/hive
 DATA    ?= .hive
 ADDR    ?= 127.0.0.1:7447
 RUNFLAGS ?=
+# hive version: the tag (else "devel") and the commit, "+dirty" with changes.
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 .PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
-	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/hive
+	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hive
 
 run: build
 	./$(BIN) serve --data $(DATA) --addr $(ADDR) $(RUNFLAGS)

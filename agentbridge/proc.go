@@ -53,10 +53,7 @@ func LookCommand(cmd []string, env map[string]string) error {
 func spawn(command []string, dir string, env map[string]string, stderr io.Writer, hook LineHook) (*proc, error) {
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = AgentEnv(os.Environ(), env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()

@@ -152,7 +152,32 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		text = "(the agent finished without an answer)"
 	}
 	r.postReply(ctx, batch, text)
+	if res.StopReason == acp.StopReasonCancelled || note != "" {
+		r.reopenAfterCancel(ctx, s, p, t)
+	}
 	return turnAnswered
+}
+
+// reopenAfterCancel closes a session whose turn was cancelled, so the
+// channel's next turn loads it again (session/load) instead of prompting
+// the same live session: claude-agent-acp 0.23.1 answers the prompt after a
+// cancel with the cancelled query's leftover end of turn, at once and
+// without text, and from then on every prompt returns one answer behind.
+// A session loaded afresh keeps its history and starts in step. Agents that
+// cannot both close and load sessions keep the session as it is.
+func (r *runner) reopenAfterCancel(ctx context.Context, s *slot, p *agentProc, t *turn) {
+	if !p.info.CloseSession || !p.info.LoadSession {
+		return
+	}
+	session := t.Session()
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := p.conn.CloseSession(cctx, acp.CloseSessionRequest{SessionId: acp.SessionId(session)}); err != nil {
+		r.log.Warn("could not close the session after a cancelled turn; prompting it again as it is", "channel", t.channel, "session", session, "err", errText(err))
+		return
+	}
+	delete(s.loaded, t.channel)
+	r.log.Info("session closed after a cancelled turn; the next turn loads it again", "channel", t.channel, "session", session)
 }
 
 // crashed reports whether p exited (waiting briefly: a broken pipe is seen

@@ -92,6 +92,11 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Keys.SecretHex == "" {
 		return nil, wrap(ErrInvalid, errors.New("no key: give --key FILE or a profile"))
 	}
+	for _, u := range opts.URLs {
+		if err := CheckHubURL(u); err != nil {
+			return nil, err
+		}
+	}
 	tc, err := tlspin.ClientConfig(opts.Pin)
 	if err != nil {
 		return nil, wrap(ErrInvalid, err)

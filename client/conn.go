@@ -43,6 +43,9 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		}
 		errs = append(errs, err)
 	}
+	if len(errs) == 1 && errors.Is(errs[0], ErrInvalid) {
+		return nil, errs[0] // the one URL is wrong (the other scheme): not a network failure
+	}
 	return nil, wrap(ErrUnreachable, errors.Join(errs...))
 }
 
@@ -50,11 +53,14 @@ func (c *Client) dialOne(ctx context.Context, url string) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	d := websocket.Dialer{TLSClientConfig: c.tls, HandshakeTimeout: c.opts.Timeout, Proxy: http.ProxyFromEnvironment}
-	ws, _, err := d.DialContext(ctx, url, nil)
+	ws, resp, err := d.DialContext(ctx, url, nil)
 	if err != nil {
 		var mm *tlspin.MismatchError
 		if errors.As(err, &mm) {
 			return nil, wrap(ErrAuth, mm)
+		}
+		if e := schemeMismatch(url, resp, err); e != nil {
+			return nil, e
 		}
 		return nil, fmt.Errorf("connecting to %s: %w", url, err)
 	}

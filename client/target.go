@@ -26,8 +26,10 @@ type Target struct {
 	Profile string // the profile used ("" when none was)
 	Hubs    []string
 	Pin     string
-	KeyFile string
-	AuthTag nostr.Tag
+	// PinProfile names the profile the pin came from ("" for a pin given)
+	PinProfile string
+	KeyFile    string
+	AuthTag    nostr.Tag
 }
 
 // ResolveTarget is the one rule every surface uses: what the spec gives
@@ -65,7 +67,7 @@ func ResolveTarget(spec TargetSpec, lookupEnv func(string) (string, bool)) (Targ
 				t.KeyFile = pr.Key
 			}
 			if t.Pin == "" && len(t.Hubs) > 0 && slices.Contains(pr.Hubs, t.Hubs[0]) {
-				t.Pin = pr.Pin
+				t.Pin, t.PinProfile = pr.Pin, pr.Name
 			}
 			if tag == "" && !spec.OwnKey {
 				tag = pr.Attestation

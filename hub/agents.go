@@ -2,7 +2,6 @@ package hub
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
@@ -30,14 +29,13 @@ func (t *tx) profile(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, reject("invalid: profile auth tag: %v", err)
 	}
-	return nil, t.setAgent(ev.PubKey, a, slices.ContainsFunc(ev.Tags, isDeviceMarker))
+	return nil, t.setAgent(ev.PubKey, a, a.Device)
 }
 
-// isDeviceMarker is the ["device"] tag of a paired device's profile.
-func isDeviceMarker(tg nostr.Tag) bool { return len(tg) == 1 && tg[0] == "device" }
-
 // setAgent records (a != nil) or drops the owner of an attested key, and
-// whether it is a paired device.
+// whether it is a paired device: its attestation holds the device clause,
+// which only its owner can sign (the profile's ["device"] tag is for
+// display and proves nothing).
 func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error {
 	var err error
 	owner, conds := "", identity.Conditions{}
@@ -85,11 +83,14 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 	return nil, nil
 }
 
-// authorOrOwner reports whether actor wrote target or owns the agent that did.
+// authorOrOwner reports whether actor wrote target, or the member actor acts
+// as (t.by: a live device's owner) wrote it or owns the agent or device that
+// did. So an owner edits its devices' and agents' messages from any of its
+// devices, and a device edits its owner's.
 func (t *tx) authorOrOwner(target *nostr.Event, actor string) (bool, error) {
-	if target.PubKey == actor {
+	if target.PubKey == actor || target.PubKey == t.by {
 		return true, nil
 	}
 	owner, err := t.ownerOf(target.PubKey)
-	return owner != "" && owner == actor, err
+	return owner != "" && owner == t.by, err
 }

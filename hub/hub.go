@@ -51,6 +51,7 @@ type Hub struct {
 	kicks   *kicker
 	cluster *cluster             // following a log other instances share, if it is
 	gated   map[kinds.Gate][]int // stored kind numbers by read gate, from the kinds table
+	closing sync.Once
 }
 
 // Open opens the log, rebuilds the projections from it, and builds the relay.
@@ -116,11 +117,14 @@ func Open(cfg Config) (*Hub, error) {
 }
 
 // Close stops the relay, then commits pending writes and closes the log.
+// Calls after the first return at once.
 func (h *Hub) Close() {
-	h.cluster.stop()
-	h.Relay.Close()
-	h.Store.Close()
-	h.kicks.stop()
+	h.closing.Do(func() {
+		h.cluster.stop()
+		h.Relay.Close()
+		h.Store.Close()
+		h.kicks.stop()
+	})
 }
 
 // Admin is the configured admin's pubkey.

@@ -28,7 +28,8 @@ func (h *Hub) rejectEvent(_ context.Context, c *relay.Conn, ev *nostr.Event) str
 	if kinds.Classify(ev.Kind).Storage != kinds.Ephemeral {
 		return "" // stored kinds obey the same rules inside the write transaction
 	}
-	if err := checkEvent(v, ev, sender{pubkey: ev.PubKey, owner: c.Owner()}); err != nil {
+	as, _ := actsAs(v, ev.PubKey, int64(ev.CreatedAt)) // the view never fails
+	if err := checkEvent(v, ev, sender{pubkey: ev.PubKey, owner: c.Owner(), as: as}); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -53,11 +53,11 @@ func (t *tx) reaction(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.writable(ch, ev.PubKey); err != nil {
+	if err := t.writable(ch, t.by); err != nil {
 		return nil, err
 	}
 	res, err := t.Exec(`INSERT INTO reactions (target, author, content, event_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		target.ID, ev.PubKey, ev.Content, ev.ID)
+		target.ID, t.by, ev.Content, ev.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (t *tx) deleteInChannel(ev *nostr.Event) (*change, error) {
 	if err != nil || ok {
 		return nil, err
 	}
-	r, err := t.role(ch, ev.PubKey)
+	r, err := t.role(ch, t.by)
 	if err != nil {
 		return nil, err
 	}

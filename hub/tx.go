@@ -59,13 +59,21 @@ type tx struct {
 	// edits receives the view changes of the event being applied; nil when
 	// nobody keeps a view (replay).
 	edits func(delta)
+	// by is the member the author of the event being applied acts as
+	// (actsAs), set by apply for its kind's rule.
+	by string
 }
 
 var _ state = (*tx)(nil)
 
 // apply runs the rules every event obeys, then its kind's own rule.
 func (t *tx) apply(ev *nostr.Event) (*change, error) {
-	from := sender{pubkey: ev.PubKey}
+	by, err := actsAs(t, ev.PubKey, int64(ev.CreatedAt))
+	if err != nil {
+		return nil, err
+	}
+	t.by = by
+	from := sender{pubkey: ev.PubKey, as: by}
 	if kinds.Classify(ev.Kind).Gate == kinds.RecipientOnly {
 		owner, err := t.ownerOf(ev.PubKey)
 		if err != nil {

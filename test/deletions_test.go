@@ -55,8 +55,7 @@ func TestDeletedIDsBoundedBinary(t *testing.T) {
 	}
 	stored := liveHeap(t, pprofAddr)
 
-	p.cmd.Process.Signal(os.Interrupt)
-	p.cmd.Wait()
+	p.stop(t, os.Interrupt)
 	start := time.Now()
 	p = startProc(t, data, addr, "--admin", admin.pk, "--pprof", pprofAddr)
 	startup := time.Since(start)

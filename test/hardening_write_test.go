@@ -249,12 +249,13 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	h.verifyReplay(t)
 }
 
-// deviceOf attests a fresh key for owner as a paired device (its profile
-// carries the ["device"] marker) and authenticates it.
+// deviceOf enrols a fresh key for owner as a paired device (the pairing
+// flow's device attestation, and the profile hive join publishes) and
+// authenticates it.
 func deviceOf(t *testing.T, h *procHub, owner key, d time.Duration) (key, *raw) {
 	t.Helper()
 	dev := newKey(t)
-	tag := attest(t, owner, dev, d)
+	tag := deviceTag(t, owner, dev, d)
 	r := h.as(t, dev, tag)
 	r.must(dev.sign(t, 0, `{"name":"device"}`, tag, nostr.Tag{"device"}))
 	return dev, r

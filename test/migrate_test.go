@@ -35,8 +35,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	rev, _ := identity.NewRevocation(ak, agent.pk, "", time.Now().Unix())
 	w.a.must(rev)
 	h.as(t, h.admin).must(h.admin.sign(t, 8001, "", nostr.Tag{"p", w.mallory.pk}))
-	h.cmd.Process.Signal(syscall.SIGTERM)
-	h.cmd.Wait()
+	h.stop(t, syscall.SIGTERM)
 
 	out, code := hiveExit(t, "admin", "migrate", "--from", h.data, "--to", dsn, "--admin", h.admin.pk, "--json")
 	var res struct {

@@ -29,7 +29,7 @@ type MismatchError struct {
 
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("TLS pin mismatch: the hub presented %s but this profile pins %s "+
-		"(if the hub's key was replaced, read its pin with `hive status --data DIR` on the hub machine and update the profile with `hive profile add NAME --pin PIN`)", e.Got, e.Want)
+		"(someone may be in the middle, or the hub's key was replaced: compare with `hive status --data DIR` on the hub machine)", e.Got, e.Want)
 }
 
 // FromCert returns the pin of a certificate: SHA-256 over its DER

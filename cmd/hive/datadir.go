@@ -1,7 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/spf13/cobra"
@@ -22,3 +28,35 @@ func (d dataDir) adminKey() string        { return d.path("admin.key") }
 func (d dataDir) tlsCert() string         { return d.path(tlspin.CertFile) }
 func (d dataDir) tlsKey() string          { return d.path(tlspin.KeyFile) }
 func (d dataDir) serveState() string      { return d.path("serve.json") }
+
+// lockFile is the file a running hub holds an exclusive flock on; it names
+// the hub's pid.
+func (d dataDir) lockFile() string { return d.path("hive.lock") }
+
+// lock takes the data directory for this process, so a second hub never
+// serves the same log beside it: the kernel drops the lock when the process
+// ends, however it ends. The returned func releases it.
+func (d dataDir) lock() (func(), error) {
+	f, err := os.OpenFile(d.lockFile(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("data directory lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("data directory lock %s: %w", d.lockFile(), err)
+		}
+		holder := "another process"
+		if b, rerr := os.ReadFile(d.lockFile()); rerr == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
+				holder = fmt.Sprintf("pid %d", pid)
+			}
+		}
+		return nil, withHint(exitWith(exitConflict, fmt.Errorf("data directory %s is in use by a running hub (%s)", d, holder)),
+			"stop that hub first, or give this one another --data directory")
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() { f.Close() }, nil
+}

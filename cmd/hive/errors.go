@@ -94,7 +94,7 @@ func classify(err error) *exitError {
 		e.code, e.class = exitTimeout, "delivery_unknown"
 		e.hint = "the event may be stored: check with `hive read CHANNEL` before sending again"
 	case errors.As(err, &mm):
-		e.code, e.hint = exitRefused, "check the hub's pin with `hive status --data DIR` on the hub, then `hive profile add NAME --pin PIN`"
+		e.code, e.hint = exitRefused, pinHint("", mm)
 	case errors.Is(err, client.ErrAuth), errors.Is(err, identity.ErrWrongPassphrase),
 		errors.Is(err, identity.ErrKeyFilePermissions), errors.Is(err, fs.ErrPermission):
 		e.code = exitRefused
@@ -113,6 +113,16 @@ func classify(err error) *exitError {
 		e.code = exitTimeout
 	}
 	return e
+}
+
+// pinHint is the fix for a pin mismatch: once the pin the hub presents is
+// confirmed on the hub machine, the command that takes it.
+func pinHint(profile string, mm *tlspin.MismatchError) string {
+	const check = "if `hive status --data DIR` on the hub machine shows the pin the hub presented, "
+	if profile == "" {
+		return check + "give that one: --pin " + mm.Got
+	}
+	return check + "update the profile: `hive profile add " + profile + " --pin " + mm.Got + "`"
 }
 
 // report writes err to w (as one JSON object with asJSON) and returns the

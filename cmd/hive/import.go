@@ -37,6 +37,14 @@ func newImportCmd() *cobra.Command {
 				in = f
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			if err := os.MkdirAll(data, 0o700); err != nil {
+				return fmt.Errorf("data directory: %w", err)
+			}
+			unlock, err := dataDir(data).lock() // a stopped hub's log: never a live one's
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			hubKey, admin, err := hubKeys(data, adminFlag, log)
 			if err != nil {
 				return err

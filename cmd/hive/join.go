@@ -21,6 +21,7 @@ import (
 
 type joinFlags struct {
 	qr      string
+	name    string // the device's name in the owner's device list
 	force   bool
 	timeout time.Duration
 }
@@ -35,7 +36,8 @@ code with --qr. Both screens then show the same 6 digits: confirm on both.
 hive join makes this device's own key, receives the owner's attestation, the
 hub's URLs and TLS pin, proves them by authenticating to the hub, and writes
 the profile (--profile NAME, default the hub's host-port; --force replaces
-an existing one). The first profile becomes the current one.
+an existing one). The first profile becomes the current one. The device is
+listed under --name, else the --profile name, else this machine's host name.
 
 With --json: NDJSON events {"event":"sas"}, then {"event":"done"} or
 {"event":"error"}; the answer is read as a line (y or n) on stdin.
@@ -44,6 +46,7 @@ See spec/pairing.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runJoin(cmd, args, f) },
 	}
 	cmd.Flags().StringVar(&f.qr, "qr", "", "read the code from this image (PNG or JPEG)")
+	cmd.Flags().StringVar(&f.name, "name", "", "the device's name in `hive device list` (default: --profile, else the host name)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace an existing profile of the same name")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", pairing.DefaultTimeout, "give up after this long")
 	return cmd
@@ -62,6 +65,13 @@ func runJoin(cmd *cobra.Command, args []string, f joinFlags) error {
 		return ui.fail(err)
 	}
 	name := flagOrEnv(cmd, "profile", "HIVE_PROFILE")
+	deviceName := f.name
+	if deviceName == "" {
+		deviceName = name
+	}
+	if deviceName == "" {
+		deviceName, _ = os.Hostname()
+	}
 	if name == "" {
 		name = defaultProfileName(client.HubOfPairingURL(u.Relays[0]))
 	}
@@ -79,7 +89,7 @@ func runJoin(cmd *cobra.Command, args []string, f joinFlags) error {
 		return ui.fail(err)
 	}
 	defer r.Close()
-	j := &joiner{cmd: cmd, home: home, set: set, name: name, device: device, uri: u, relayURL: relayURL, force: f.force, start: start}
+	j := &joiner{cmd: cmd, home: home, set: set, name: name, deviceName: deviceName, device: device, uri: u, relayURL: relayURL, force: f.force, start: start}
 	err = pairing.RunTarget(ctx, pairing.TargetConfig{Relay: r, URI: u, DevicePub: device.PublicHex,
 		Options: pairing.Options{Timeout: f.timeout}, Use: func(m *pairing.Message) error { return j.use(ctx, m) }}, ui)
 	if err != nil {
@@ -145,15 +155,16 @@ func defaultProfileName(hub string) string {
 
 // joiner uses the payload: writes the key, proves the profile, saves it.
 type joiner struct {
-	cmd      *cobra.Command
-	home     string
-	set      *client.Profiles
-	name     string
-	device   identity.Keys
-	uri      *pairing.URI
-	relayURL string
-	force    bool
-	start    time.Time
+	cmd        *cobra.Command
+	home       string
+	set        *client.Profiles
+	name       string // the profile's
+	deviceName string
+	device     identity.Keys
+	uri        *pairing.URI
+	relayURL   string
+	force      bool
+	start      time.Time
 
 	used   error // the error of using the payload (after both confirmations)
 	result map[string]any
@@ -204,8 +215,7 @@ func (j *joiner) install(ctx context.Context, m *pairing.Message) error {
 	}
 	defer c.Close()
 	if tag != nil {
-		host, _ := os.Hostname()
-		if _, err := c.Publish(ctx, client.DeviceProfile(host, tag)); err != nil {
+		if _, err := c.Publish(ctx, client.DeviceProfile(j.deviceName, tag)); err != nil {
 			os.Remove(pr.Key)
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/ainb/hive/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -26,11 +27,13 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = buildinfo.Get(version, commit).String()
+	root.SetVersionTemplate("hive {{.Version}}\n")
 	addGlobalFlags(root)
 	usageErrors(root)
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
 		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newWaitCmd(), newStatusCmd(),
-		newBridgeCmd(), newAgentGuardCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd())
+		newBridgeCmd(), newAgentGuardCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd(), newVersionCmd())
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

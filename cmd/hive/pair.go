@@ -135,7 +135,7 @@ func checkAdmitted(cmd *cobra.Command, t target, owner identity.Keys) error {
 	defer cancel()
 	c, err := client.Connect(ctx, client.Options{URLs: t.hubs, Keys: owner, AuthTag: t.authTag, Pin: t.pin})
 	if err != nil {
-		return err
+		return connectError(t, err)
 	}
 	c.Close()
 	return nil

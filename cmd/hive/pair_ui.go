@@ -23,6 +23,7 @@ type pairUI struct {
 
 	mu   sync.Mutex
 	spin chan struct{} // closed to stop the spinner
+	spun chan struct{} // closed by the spinner once it has erased its line
 }
 
 func newPairUI(cmd *cobra.Command, png string) *pairUI {
@@ -129,21 +130,25 @@ func (u *pairUI) startSpinner(label string) {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	stop := make(chan struct{})
-	u.spin = stop
-	go spinner(f, label, stop)
+	stop, done := make(chan struct{}), make(chan struct{})
+	u.spin, u.spun = stop, done
+	go spinner(f, label, stop, done)
 }
 
+// stopSpinner stops the spinner and waits until it has erased its line, so
+// that nothing printed after it (the SAS, the prompt) is overwritten.
 func (u *pairUI) stopSpinner() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.spin != nil {
 		close(u.spin)
-		u.spin = nil
+		<-u.spun
+		u.spin, u.spun = nil, nil
 	}
 }
 
-func spinner(w io.Writer, label string, stop chan struct{}) {
+func spinner(w io.Writer, label string, stop, done chan struct{}) {
+	defer close(done)
 	frames := `|/-\`
 	t := time.NewTicker(150 * time.Millisecond)
 	defer t.Stop()

@@ -51,35 +51,21 @@ func newProfileAddCmd() *cobra.Command {
 	var newKey, use bool
 	cmd := &cobra.Command{
 		Use:   "add NAME --hub URL[,URL...] (--key FILE | --new-key) [--pin PIN]",
-		Short: "Add or replace a profile; --new-key makes its key in $HIVE_HOME/keys",
+		Short: "Add or update a profile; --new-key makes its key in $HIVE_HOME/keys",
+		Long: `Add a profile, or update an existing one: what is not given is kept (the
+pin and attestation only while the hub and the key stay the same).`,
 		Example: `  hive profile add alice --hub wss://devbox:7447 --pin sha256/... --new-key
-  hive profile add admin --hub wss://127.0.0.1:7447 --pin sha256/... --key .hive/admin.key`,
+  hive profile add admin --hub wss://127.0.0.1:7447 --pin sha256/... --key .hive/admin.key
+  hive profile add admin --pin sha256/...     # the hub's new pin, the rest kept`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, home, err := profiles()
 			if err != nil {
 				return err
 			}
-			pr := client.Profile{Name: args[0]}
-			for _, u := range strings.Split(flagOrEnv(cmd, "hub"), ",") {
-				if u = strings.TrimSpace(u); u != "" {
-					pr.Hubs = append(pr.Hubs, u)
-				}
-			}
-			if pin := flagOrEnv(cmd, "pin"); pin != "" {
-				if pr.Pin, err = tlspin.Parse(pin); err != nil {
-					return exitWith(exitUsage, err)
-				}
-			}
-			if tag := flagOrEnv(cmd, "auth-tag"); tag != "" {
-				if _, err := identity.ParseTagJSON(tag); err != nil {
-					return usageErrorf("--auth-tag: %v", err)
-				}
-				pr.Attestation = tag
-			}
-			pr.Key = flagOrEnv(cmd, "key")
-			if newKey == (pr.Key != "") {
-				return usageErrorf("give exactly one of --key FILE (an existing key file) and --new-key")
+			pr, err := profileFromFlags(cmd, set, args[0], newKey)
+			if err != nil {
+				return err
 			}
 			var keys identity.Keys
 			if newKey {
@@ -124,6 +110,47 @@ func newProfileAddCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&newKey, "new-key", false, "create a new key file for this profile in $HIVE_HOME/keys")
 	cmd.Flags().BoolVar(&use, "use", false, "make it the current profile")
 	return cmd
+}
+
+// profileFromFlags is the profile `profile add NAME` writes: the flags over
+// the existing profile of that name, if there is one.
+func profileFromFlags(cmd *cobra.Command, set *client.Profiles, name string, newKey bool) (client.Profile, error) {
+	pr := client.Profile{Name: name}
+	old, err := set.Get(name)
+	exists := err == nil
+	for _, u := range strings.Split(flagOrEnv(cmd, "hub"), ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			if err := client.CheckHubURL(u); err != nil {
+				return pr, exitWith(exitUsage, err)
+			}
+			pr.Hubs = append(pr.Hubs, u)
+		}
+	}
+	pr.Key = flagOrEnv(cmd, "key")
+	if exists && pr.Key == "" && !newKey {
+		pr.Key, pr.Attestation = old.Key, old.Attestation
+	}
+	if exists && len(pr.Hubs) == 0 {
+		pr.Hubs, pr.Pin = old.Hubs, old.Pin
+	}
+	if newKey == (pr.Key != "") {
+		if exists {
+			return pr, usageErrorf("give --key FILE or --new-key to change the profile's key, not both")
+		}
+		return pr, usageErrorf("give exactly one of --key FILE (an existing key file) and --new-key")
+	}
+	if pin := flagOrEnv(cmd, "pin"); pin != "" {
+		if pr.Pin, err = tlspin.Parse(pin); err != nil {
+			return pr, exitWith(exitUsage, err)
+		}
+	}
+	if tag := flagOrEnv(cmd, "auth-tag"); tag != "" {
+		if _, err := identity.ParseTagJSON(tag); err != nil {
+			return pr, usageErrorf("--auth-tag: %v", err)
+		}
+		pr.Attestation = tag
+	}
+	return pr, nil
 }
 
 func newProfileListCmd() *cobra.Command {

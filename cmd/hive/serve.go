@@ -118,6 +118,11 @@ func serve(ctx context.Context, f serveFlags) error {
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
+	unlock, err := dataDir(f.data).lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	hubKey, admin, err := hubKeys(f.data, f.admin, log)
 	if err != nil {
 		return err

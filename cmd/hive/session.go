@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
@@ -44,6 +45,8 @@ type target struct {
 	pin     string
 	keyFile string
 	authTag nostr.Tag
+	// pinProfile names the profile the pin came from ("" for --pin or HIVE_PIN)
+	pinProfile string
 }
 
 // resolveTarget reads the flags and environment; client.ResolveTarget
@@ -63,7 +66,7 @@ func resolveTarget(cmd *cobra.Command) (target, error) {
 	case err != nil:
 		return target{}, err
 	}
-	return target{profile: t.Profile, hubs: t.Hubs, pin: t.Pin, keyFile: t.KeyFile, authTag: t.AuthTag}, nil
+	return target{profile: t.Profile, hubs: t.Hubs, pin: t.Pin, keyFile: t.KeyFile, authTag: t.AuthTag, pinProfile: t.PinProfile}, nil
 }
 
 // session is one command's connection to the hub.
@@ -98,12 +101,23 @@ func dial(ctx context.Context, cmd *cobra.Command) (*session, error) {
 	}
 	c, err := client.Connect(ctx, client.Options{URLs: t.hubs, Keys: keys, AuthTag: t.authTag, Pin: t.pin})
 	if err != nil {
-		if errors.Is(err, client.ErrUnreachable) {
-			return nil, withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
-		}
-		return nil, err
+		return nil, connectError(t, err)
 	}
 	return &session{Client: c, keys: keys, t: t}, nil
+}
+
+// connectError gives a failed first connection its exit code and the fix.
+func connectError(t target, err error) error {
+	var mm *tlspin.MismatchError
+	switch {
+	case errors.As(err, &mm):
+		return withHint(exitWith(exitRefused, err), pinHint(t.pinProfile, mm))
+	case errors.Is(err, client.ErrInvalid): // a wrong URL, named in the message
+		return exitWith(exitUsage, err)
+	case errors.Is(err, client.ErrUnreachable):
+		return withHint(exitWith(exitUnavailable, fmt.Errorf("%w", err)), "is the hub running? check --hub or the profile (`hive profile list`)")
+	}
+	return err
 }
 
 // withSession connects for the length of one command (bounded by --timeout)
