@@ -12,9 +12,9 @@ import (
 )
 
 func buildHive(ctx context.Context, src, out string) error {
-	logf("hive: building %s with -tags libsecp256k1", filepath.Join(src, "cmd/hive"))
+	logf("hive: building %s with -tags libsecp256k1,sqlite_fts5", filepath.Join(src, "cmd/hive"))
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "libsecp256k1", "-o", out, "./cmd/hive")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "libsecp256k1,sqlite_fts5", "-o", out, "./cmd/hive")
 	cmd.Dir = src
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr

@@ -92,10 +92,11 @@ func (h *Hub) afterCommit(evs []*nostr.Event) {
 	}
 }
 
-// kick closes every connection match selects.
+// kick closes every connection match selects, or the one connection conn.
 type kick struct {
 	reason string
 	match  func(c *relay.Conn) bool
+	conn   *relay.Conn
 	msg    string // logged with attrs and the number of connections closed
 	attrs  []any
 }
@@ -142,6 +143,13 @@ func (k *kicker) run() {
 		k.jobs = nil
 		k.mu.Unlock()
 		for _, j := range jobs {
+			if j.conn != nil {
+				if j.conn.Context().Err() == nil {
+					k.relay.KickConn(j.conn, j.reason)
+					k.log.Info(j.msg, j.attrs...)
+				}
+				continue
+			}
 			n := k.relay.Kick(j.reason, j.match)
 			k.log.Info(j.msg, append(j.attrs, "connections_closed", n)...)
 		}

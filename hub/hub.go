@@ -74,6 +74,16 @@ func Open(cfg Config) (*Hub, error) {
 		}
 	}
 	cfg.Store.Projector = h.proj
+	if cfg.Store.Log == nil {
+		log := cfg.Log.With("part", "store")
+		cfg.Store.Log = func(msg string, err error) {
+			if err != nil {
+				log.Warn(msg, "err", err)
+				return
+			}
+			log.Info(msg)
+		}
+	}
 	if cfg.OpenStore == nil {
 		cfg.OpenStore = func(o store.Options) (store.Log, error) { return sqlite.Open(cfg.DBPath, o) }
 	}

@@ -17,10 +17,11 @@ func (h *Hub) rejectEvent(_ context.Context, c *relay.Conn, ev *nostr.Event) str
 		return "restricted: the event's pubkey must be the key this connection authenticated as"
 	}
 	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return why
+	}
 	if a, ok := c.Meta().(*identity.Attestation); ok {
-		if msg := v.attestationStands(a, ev.PubKey); msg != "" {
-			return msg
-		}
 		if err := a.Conditions.Check(ev.Kind, int64(ev.CreatedAt)); err != nil {
 			return "restricted: your owner's attestation does not cover this event: " + err.Error()
 		}

@@ -20,6 +20,10 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 		return false
 	}
 	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return false
+	}
 	as := h.readsAs(v, reader)
 	switch kinds.Classify(ev.Kind).Gate {
 	case kinds.AuthorOnly:
@@ -120,6 +124,10 @@ func (c *scopeCache) put(v *view, reader string, sc *store.Scope) {
 func (h *Hub) rejectFilter(ctx context.Context, c *relay.Conn, f nostr.Filter) string {
 	reader := c.PubKey()
 	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return why
+	}
 	as := h.readsAs(v, reader)
 	for _, ch := range f.Tags["h"] {
 		if !v.canRead(ch, as) {

@@ -33,17 +33,22 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 		}
 		return
 	}
+	// The key is the connection's before the Admit hooks judge it, so a
+	// cut-off that commits while they run (a revocation, a removal) finds the
+	// connection by its key: either the hooks see the cut-off or its kick
+	// sees the connection.
+	c.mu.Lock()
+	c.pubkey = ev.PubKey
+	c.mu.Unlock()
 	for _, fn := range r.Hooks.Admit {
 		if msg := fn(c.ctx, c, ev); msg != "" {
-			c.SetOwner("")
-			c.SetMeta(nil)
+			c.mu.Lock()
+			c.pubkey, c.owner, c.meta = "", "", nil
+			c.mu.Unlock()
 			c.reply(okMsg(ev.ID, false, msg))
 			return
 		}
 	}
-	c.mu.Lock()
-	c.pubkey = ev.PubKey
-	c.mu.Unlock()
 	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
 	c.reply(okMsg(ev.ID, true, ""))

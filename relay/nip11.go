@@ -35,7 +35,7 @@ func (r *Relay) Info() any {
 			Name:          r.cfg.Name,
 			Description:   r.cfg.Description,
 			PubKey:        r.cfg.PubKey,
-			SupportedNIPs: []any{1, 9, 11, 40, 42, 45},
+			SupportedNIPs: []any{1, 9, 11, 40, 42, 45, 50},
 			Software:      "hive",
 			Version:       "0.1.0",
 		},

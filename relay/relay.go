@@ -241,6 +241,15 @@ func (r *Relay) Kick(reason string, match func(c *Conn) bool) int {
 	return len(victims)
 }
 
+// KickConn closes c with reason in the close frame, as Kick does.
+func (r *Relay) KickConn(c *Conn, reason string) {
+	if c.ctx.Err() != nil {
+		return // closed already
+	}
+	c.shutdown(reason)
+	r.metrics().Kicked(reason, 1)
+}
+
 // Connections returns the number of open connections.
 func (r *Relay) Connections() int {
 	r.mu.Lock()

@@ -236,7 +236,7 @@ func TestUnauthenticatedFloodBinary(t *testing.T) {
 }
 
 // TestUnauthenticatedFloodProbe is the measurement behind SECURITY.md's
-// figures, opt in: HIVE_FLOOD_PROBE=1 go test -tags libsecp256k1 -count=1
+// figures, opt in: HIVE_FLOOD_PROBE=1 go test -tags libsecp256k1,sqlite_fts5 -count=1
 // -run TestUnauthenticatedFloodProbe -v ./test/ (HIVE_FLOOD_CONNS, default 64;
 // HIVE_FLOOD_SECONDS, default 15).
 func TestUnauthenticatedFloodProbe(t *testing.T) {

@@ -217,9 +217,13 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
 	}
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", lost.pk}), "restricted:")
-	// Expired: its open connection stays, but its frames are refused.
-	time.Sleep(time.Until(briefUntil) + 100*time.Millisecond)
-	bc.refused(brief.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	// Expired: its open connection is closed at expiry (issue 23 item 3),
+	// and frames to it are refused.
+	select {
+	case <-closedAt(bc):
+	case <-time.After(time.Until(briefUntil) + 3*time.Second):
+		t.Fatal("the expired device's connection is still open 3 s after its attestation ended")
+	}
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", brief.pk}), "restricted:")
 
 	ag.must(agent.sign(t, 24200, "legit", nostr.Tag{"p", w.alice.pk}))

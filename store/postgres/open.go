@@ -105,7 +105,11 @@ func (d *db) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	all := schema()
+	var hadIndex bool
+	if err := tx.QueryRowContext(ctx, `SELECT to_regclass('search') IS NOT NULL`).Scan(&hadIndex); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	all := append(schema(), searchSchema...)
 	if d.opts.Projector != nil {
 		all = append(all, d.opts.Projector.Schema()...)
 	}
@@ -113,6 +117,11 @@ func (d *db) migrate(ctx context.Context) error {
 	for _, stmt := range all {
 		stmt = portable(stmt)
 		if _, err := t.Exec(stmt); err != nil {
+			return fmt.Errorf("postgres schema: %w", err)
+		}
+	}
+	if !hadIndex {
+		if err := store.MarkSearchBackfill(t); err != nil {
 			return fmt.Errorf("postgres schema: %w", err)
 		}
 	}
