@@ -11,11 +11,11 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Member is the member the client acts for: the owner named by its
-// attestation (a paired device acts as its owner), else its own key.
+// Member is the member the client acts for: a paired device's owner (its
+// attestation holds the device clause), else its own key.
 func (c *Client) Member() string {
 	if c.opts.AuthTag != nil {
-		if a, err := identity.ParseAuthTag(c.opts.AuthTag); err == nil {
+		if a, err := identity.ParseAuthTag(c.opts.AuthTag); err == nil && a.Device {
 			return a.Owner
 		}
 	}
