@@ -26,10 +26,10 @@ type Target struct {
 	Profile string // the profile used ("" when none was)
 	Hubs    []string
 	Pin     string
-	// PinProfile names the profile the pin came from ("" for a pin given)
+	KeyFile string
+	AuthTag nostr.Tag
+	// PinProfile names the profile the pin came from ("" when the spec gave it)
 	PinProfile string
-	KeyFile    string
-	AuthTag    nostr.Tag
 }
 
 // ResolveTarget is the one rule every surface uses: what the spec gives
