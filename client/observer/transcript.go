@@ -1,4 +1,4 @@
-package agentbridge
+package observer
 
 import (
 	"bytes"
@@ -83,8 +83,9 @@ type rpc struct {
 	Result json.RawMessage `json:"result"`
 }
 
-// updateParams is the part of session/update params the bridge reads.
-type updateParams struct {
+// UpdateParams is the part of session/update params the bridge reads.
+// UpdateParams are the params of a session/update line as frames carry it.
+type UpdateParams struct {
 	SessionID string `json:"sessionId"`
 	Update    struct {
 		SessionUpdate string `json:"sessionUpdate"`
@@ -212,7 +213,7 @@ func (tr *Transcript) Apply(f Frame) []Event {
 }
 
 func (tr *Transcript) update(t *TurnView, params json.RawMessage, ev func(kind, text string)) {
-	var p updateParams
+	var p UpdateParams
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
