@@ -83,8 +83,8 @@ type rpc struct {
 	Result json.RawMessage `json:"result"`
 }
 
-// UpdateParams is the part of session/update params the bridge reads.
-// UpdateParams are the params of a session/update line as frames carry it.
+// UpdateParams is the part of session/update params the bridge and the
+// transcript read.
 type UpdateParams struct {
 	SessionID string `json:"sessionId"`
 	Update    struct {
@@ -313,4 +313,16 @@ func statusRank(s string) int {
 		return 3
 	}
 	return 0
+}
+
+// InFlight lists the turns seen that have not finished (a session/load
+// replay is never one): what makes an agent "working" to its owner.
+func (tr *Transcript) InFlight() []*TurnView {
+	var out []*TurnView
+	for _, t := range tr.Turns {
+		if t.Stop == "" && !t.Replay {
+			out = append(out, t)
+		}
+	}
+	return out
 }
