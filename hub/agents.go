@@ -48,6 +48,7 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, a.RawConditions)
 	}
 	device = device && a != nil
+	clear(t.cache.attested)
 	if err == nil && device {
 		_, err = t.Exec(`INSERT INTO devices (device) VALUES (?) ON CONFLICT (device) DO NOTHING`, agent)
 	} else if err == nil {
@@ -77,6 +78,7 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 		ON CONFLICT (owner, agent) DO UPDATE SET revoked_at = excluded.revoked_at`, owner, agent, at); err != nil {
 		return nil, err
 	}
+	clear(t.cache.attested)
 	t.note(func(e *viewEdit) { e.setRevocation(owner, agent, at) })
 	return nil, nil
 }

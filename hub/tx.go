@@ -36,6 +36,7 @@ func allRules() ruleSet {
 	threadRules(rs)
 	overlayRules(rs)
 	agentRules(rs)
+	readStateRules(rs)
 	return rs
 }
 
@@ -102,10 +103,11 @@ func (t *tx) note(d delta) {
 type writeCache struct {
 	channels map[string]*channel // nil value: known not to exist
 	roles    map[[2]string]role
+	attested map[string]attestedKey // emptied when a profile or revocation changes
 }
 
 func newWriteCache() *writeCache {
-	return &writeCache{channels: map[string]*channel{}, roles: map[[2]string]role{}}
+	return &writeCache{channels: map[string]*channel{}, roles: map[[2]string]role{}, attested: map[string]attestedKey{}}
 }
 
 func (c *writeCache) putChannel(id string, ch *channel) {
@@ -221,8 +223,23 @@ func notStored(id, format string, args ...any) error {
 }
 
 // attested reads an attested key's owner, device marker, conditions and
-// its owner's revocation of it.
+// its owner's revocation of it (cached: every event's author is looked up,
+// to know whom it acts as).
 func (t *tx) attested(pk string) (attestedKey, error) {
+	if a, ok := t.cache.attested[pk]; ok {
+		return a, nil
+	}
+	a, err := t.loadAttested(pk)
+	if err == nil {
+		if len(t.cache.attested) > 100000 {
+			clear(t.cache.attested)
+		}
+		t.cache.attested[pk] = a
+	}
+	return a, err
+}
+
+func (t *tx) loadAttested(pk string) (attestedKey, error) {
 	var a attestedKey
 	var raw string
 	err := t.QueryRow(`SELECT a.owner, a.conditions, EXISTS (SELECT 1 FROM devices d WHERE d.device = a.agent)

@@ -157,20 +157,33 @@ func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]
 		}
 		return ids, nil
 	}
-	chans, err := s.Channels(ctx)
+	chans, err := s.myChannels(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for _, ch := range chans {
-		if ch.Members[s.Member()] != "" || ch.Role != "" {
-			ids = append(ids, ch.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+		ids = append(ids, ch.ID)
 	}
 	return ids, nil
+}
+
+// myChannels are the channels the member is in.
+func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
+	chans, err := s.Channels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var mine []client.Channel
+	for _, ch := range chans {
+		if ch.Members[s.Member()] != "" || ch.Role != "" {
+			mine = append(mine, ch)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+	}
+	return mine, nil
 }
 
 // withFollow runs first (bounded by --timeout) and, with follow, then
