@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	obs "github.com/ainb/hive/client/observer"
@@ -107,7 +108,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		if r.crashed(p) {
 			return turnCrashed
 		}
-		r.postFailure(ctx, batch, "the agent could not open a session: "+err.Error())
+		r.postFailure(ctx, batch, failureText("the agent could not open a session", err, p.stderr, r.cfg.Env))
 		return turnAnswered
 	}
 	noticed := make(chan struct{}) // the notice is posted while the prompt goes out, and before the reply
@@ -134,7 +135,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	case err != nil && r.crashed(p):
 		return turnCrashed
 	case err != nil:
-		r.postFailure(ctx, batch, "the agent failed: "+errText(err))
+		r.postFailure(ctx, batch, failureText("the agent failed", err, p.stderr, r.cfg.Env))
 		return turnAnswered
 	}
 	if res.StopReason != acp.StopReasonEndTurn {
@@ -185,7 +186,8 @@ func errText(err error) string {
 	var re *acp.RequestError
 	if errors.As(err, &re) {
 		if re.Data != nil {
-			return fmt.Sprintf("%s (%v)", re.Message, re.Data)
+			data, _ := json.Marshal(re.Data)
+			return fmt.Sprintf("%s (%s)", re.Message, data)
 		}
 		return re.Message
 	}

@@ -40,14 +40,21 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	c.mu.Lock()
 	c.pubkey = ev.PubKey
 	c.mu.Unlock()
+	msg := ""
 	for _, fn := range r.Hooks.Admit {
-		if msg := fn(c.ctx, c, ev); msg != "" {
-			c.mu.Lock()
-			c.pubkey, c.owner, c.meta = "", "", nil
-			c.mu.Unlock()
-			c.reply(okMsg(ev.ID, false, msg))
-			return
+		if msg = fn(c.ctx, c, ev); msg != "" {
+			break
 		}
+	}
+	if msg == "" {
+		msg = r.joinMember(c)
+	}
+	if msg != "" {
+		c.mu.Lock()
+		c.pubkey, c.owner, c.meta = "", "", nil
+		c.mu.Unlock()
+		c.reply(okMsg(ev.ID, false, msg))
+		return
 	}
 	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)

@@ -35,6 +35,13 @@ func TestAgentPosingAsDeviceIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if identity.IsDeviceConditions(stag[2]) {
+		t.Fatalf("hive agent attest wrote the device clause: %q", stag[2])
+	}
+	// The one not-before that would write it is refused.
+	if out, errOut, code := newCLI(t).run("agent", "attest", "--key", keyFile, "--agent", sibling.pk, "--expires", "1h", "--not-before", "1"); code != 1 || !strings.Contains(errOut, "a not-before of 1 allows every event; leave it out") {
+		t.Fatalf("hive agent attest --not-before 1: exit %d\n%s%s", code, out, errOut)
+	}
 	sr := e.h.as(t, sibling, stag)
 	sr.must(sibling.sign(t, 0, `{"name":"phone","about":"hive device"}`, stag, nostr.Tag{"device"}))
 	siblingCK, _ := nip44.GenerateConversationKey(e.agent.pk, sibling.sk)
