@@ -226,6 +226,21 @@ func TestChatThroughCLI(t *testing.T) {
 	if got := rows(t, c.ok("tail", "general-chat", "--limit", "1", "--profile", "bob", "--json")); len(got) != 1 || len(got[0].Mentions) != 1 || got[0].Shown != "@bob have a look" {
 		t.Fatalf("@bob is no mention: %+v", got)
 	}
+	// bob's unread in general-chat: alice's answer to his question (a reply
+	// to him) and the @bob message, both mentions
+	var gc struct {
+		ID       string
+		Unread   *int
+		Mentions *int
+	}
+	for _, l := range strings.Split(strings.TrimSpace(c.ok("channel", "list", "--profile", "bob", "--json")), "\n") {
+		if json.Unmarshal([]byte(l), &gc) == nil && gc.ID == "general-chat" {
+			break
+		}
+	}
+	if gc.Unread == nil || *gc.Unread != 2 || gc.Mentions == nil || *gc.Mentions != 2 {
+		t.Fatalf("bob's general-chat: %+v", gc)
+	}
 	// a name two keys have is ambiguous: the error lists both
 	var carol struct{ Npub string }
 	json.Unmarshal([]byte(c.ok("profile", "add", "carol", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &carol)
