@@ -36,6 +36,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	pubkey   string  // NIP-42 authenticated pubkey
+	refusal  string  // why admission refused this connection's last AUTH, until one succeeds
 	owner    string  // for an attested agent or device: its owner
 	meta     any     // policy data attached at AUTH (e.g. the attestation)
 	member   *member // whose budget the connection counts against, from AUTH on

@@ -47,7 +47,7 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	r.metrics().EventIn(ev.Kind)
 	// Before AUTH an EVENT is refused unread: no hashing, no signature check.
 	if c.needsAuth() {
-		c.reply(c.okFor(ev, start, false, "auth-required: authenticate with NIP-42 before publishing"))
+		c.reply(c.okFor(ev, start, false, c.notAuthed("publishing")))
 		return
 	}
 	k := kinds.Classify(ev.Kind)
@@ -125,7 +125,7 @@ func prefixed(err error) string {
 func (c *Conn) checkFilters(filters []nostr.Filter) string {
 	r := c.relay
 	if c.needsAuth() {
-		return "auth-required: authenticate with NIP-42 before reading"
+		return c.notAuthed("reading")
 	}
 	if len(filters) > r.cfg.MaxFilters {
 		return fmt.Sprintf("invalid: at most %d filters per request", r.cfg.MaxFilters)

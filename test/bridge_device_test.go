@@ -2,12 +2,12 @@ package test
 
 import (
 	"context"
-	"github.com/ainb/hive/client/observer"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
@@ -72,7 +72,7 @@ func TestBridgeDeviceControl(t *testing.T) {
 	if ok, msg := again.authWith(lost.key, e.h.URL, 0, lost.tag); ok || !strings.HasPrefix(msg, "restricted:") {
 		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
 	}
-	again.refused(e.controlFrom(t, lost.key, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow}), "auth-required:")
+	again.refused(e.controlFrom(t, lost.key, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow}), "restricted: AUTH was refused: ")
 	if r := e.waitReply(t, "room", m2.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: reject") {
 		t.Fatalf("after the revoked device's approval: reply %q, want the timeout's reject", r.Content)
 	}

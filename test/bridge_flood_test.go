@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"github.com/ainb/hive/client/observer"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 
