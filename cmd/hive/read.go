@@ -234,7 +234,7 @@ func followChannels(ctx context.Context, s *session, p printer, channels []strin
 		{Kinds: []int{kinds.Profile}, Since: &since},                  // names refresh live
 	}
 	return s.Follow(ctx, func(ev nostr.Event) (bool, error) {
-		for _, c := range p.m.Apply(&ev) {
+		for _, c := range slices.Clone(p.m.Apply(&ev)) { // LoadNames applies more below
 			if !slices.Contains(channels, c.Channel) || !c.Loaded {
 				continue
 			}
