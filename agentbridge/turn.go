@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	obs "github.com/ainb/hive/client/observer"
 	"strings"
 	"sync"
 	"time"
@@ -41,21 +42,15 @@ type turn struct {
 
 // ref names the turn in observer frames; the lines of a session/load (its
 // request, the history the agent replays, its response) go under
-// LoadTurn(session) instead, so a watcher keeps them apart from the turn.
+// obs.LoadTurn(session) instead, so a watcher keeps them apart from the turn.
 func (t *turn) ref() turnRef {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loading {
-		return turnRef{channel: t.channel, session: t.session, turn: LoadTurn(t.session)}
+		return turnRef{channel: t.channel, session: t.session, turn: obs.LoadTurn(t.session)}
 	}
 	return turnRef{channel: t.channel, session: t.session, turn: t.id}
 }
-
-// LoadTurn is the observer frames' turn id for the lines of a session/load
-// of session: "load:<session>".
-func LoadTurn(session string) string { return loadPrefix + session }
-
-const loadPrefix = "load:"
 
 func (t *turn) Session() string {
 	t.mu.Lock()
