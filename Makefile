@@ -1,6 +1,7 @@
-# hive: build with cgo and libsecp256k1 (go-nostr vendors the C library).
+# hive: build with cgo, libsecp256k1 (go-nostr vendors the C library) and
+# SQLite's FTS5 full-text search (mattn/go-sqlite3 compiles it in with sqlite_fts5).
 export CGO_ENABLED := 1
-TAGS    := libsecp256k1
+TAGS    := libsecp256k1,sqlite_fts5
 GO      ?= go
 BIN     := bin/hive
 DATA    ?= .hive
@@ -25,9 +26,10 @@ vet:
 
 test: vet test-go test-interop
 
-# The closed-hub tests run a second time over the PostgreSQL log (the tests
+# The closed-hub tests (and the search tests over the real binary) run a
+# second time over the PostgreSQL log (the tests
 # start a throwaway cluster; they skip without PostgreSQL unless CI requires it).
-CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*
+CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*|TestSearch.*
 
 test-go: test-adapters-deps
 	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...

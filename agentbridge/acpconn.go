@@ -20,6 +20,8 @@ type AgentInfo struct {
 	Protocol    int    `json:"protocol"`
 	LoadSession bool   `json:"load_session"`
 	Steering    bool   `json:"steering"` // _meta.steering.supported
+	// CloseSession is agentCapabilities.sessionCapabilities.close.
+	CloseSession bool `json:"close_session"`
 }
 
 // procEvents receives what an agent sends on its own initiative.
@@ -66,7 +68,8 @@ func startAgent(ctx context.Context, command []string, dir string, env map[strin
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	a.info = AgentInfo{Protocol: int(res.ProtocolVersion), LoadSession: res.AgentCapabilities.LoadSession,
-		Steering: steeringSupported(res.Meta) || steeringSupported(res.AgentCapabilities.Meta)}
+		Steering:     steeringSupported(res.Meta) || steeringSupported(res.AgentCapabilities.Meta),
+		CloseSession: res.AgentCapabilities.SessionCapabilities.Close != nil}
 	if res.AgentInfo != nil {
 		a.info.Name, a.info.Version = res.AgentInfo.Name, res.AgentInfo.Version
 	}

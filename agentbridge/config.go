@@ -185,9 +185,15 @@ func (a *AgentConfig) validate() error {
 	if a.answer, err = parseAnswer(a.Answer); err != nil {
 		return err
 	}
+	if err := checkEnv(a.Env); err != nil {
+		return err
+	}
 	for _, m := range a.MCPServers {
 		if m.Name == "" || m.Command == "" {
 			return errors.New("every mcp_servers entry needs a name and a command")
+		}
+		if err := checkEnv(m.Env); err != nil {
+			return fmt.Errorf("mcp_servers %q: %w", m.Name, err)
 		}
 	}
 	return nil

@@ -51,6 +51,7 @@ func TestConfigErrorsNameTheFix(t *testing.T) {
 		`hub = "ws://x"` + minimalAgent + `idle_timeout = "2h"` + "\n":                            "longer than turn_timeout",
 		`hub = "ws://x"` + minimalAgent + `colour = "blue"` + "\n":                                `unknown key "agent.colour"`,
 		`hub = "ws://x"` + minimalAgent + minimalAgent:                                            "defined twice",
+		`hub = "ws://x"` + minimalAgent + `env = { HIVE_PASSPHRASE = "x" }` + "\n":                "env sets HIVE_PASSPHRASE: the agent must never get the passphrase of hive's key files; remove it",
 		`hub = "ws://x"` + strings.Replace(minimalAgent, `command = ["claude-agent-acp"]`, "", 1): "command is required",
 	}
 	for body, want := range cases {
@@ -69,5 +70,13 @@ func TestConfigAnswerList(t *testing.T) {
 	}
 	if a := c.Agents[0].answer; !a.Owner || a.Members || !a.Keys[pk] {
 		t.Fatalf("answer %+v", a)
+	}
+}
+
+func TestAgentEnvAllowList(t *testing.T) {
+	parent := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "HIVE_PASSPHRASE=secret", "HIVE_HOME=/x", "ANTHROPIC_API_KEY=bridge", "NOEQUALS", "TERM=dumb"}
+	got := strings.Join(AgentEnv(parent, map[string]string{"ANTHROPIC_API_KEY": "cfg", "TERM": "xterm"}), " ")
+	if want := "ANTHROPIC_API_KEY=cfg HOME=/h LC_ALL=C PATH=/bin TERM=xterm"; got != want {
+		t.Fatalf("agent env %q, want %q", got, want)
 	}
 }

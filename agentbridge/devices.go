@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -30,9 +28,10 @@ func (r *runner) controller(ctx context.Context, h Hub, pk string) ([32]byte, er
 }
 
 // LiveDevice checks on the hub that pk is a paired device of owner whose
-// attestation stands at now: its newest kind 0 profile carries ["device"] and
-// an auth tag by owner that verifies for pk and whose time clauses hold, and
-// owner has not revoked it (kind 30450).
+// attestation stands at now: its newest kind 0 profile carries an auth tag by
+// owner that verifies for pk, holds the device clause (which only the owner
+// signs: a ["device"] tag on the profile proves nothing) and whose time
+// clauses hold, and owner has not revoked it (kind 30450).
 func LiveDevice(ctx context.Context, h Hub, owner, pk string, now time.Time) error {
 	profiles, err := h.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{pk}, Limit: 1})
 	if err != nil {
@@ -42,9 +41,6 @@ func LiveDevice(ctx context.Context, h Hub, owner, pk string, now time.Time) err
 		return errors.New("neither the owner nor a paired device (no profile)")
 	}
 	p := profiles[0]
-	if !slices.ContainsFunc(p.Tags, func(t nostr.Tag) bool { return slices.Equal(t, client.DeviceTag) }) {
-		return errors.New("neither the owner nor a paired device (its profile has no [\"device\"] marker)")
-	}
 	tag, err := identity.FindAuthTag(p)
 	if err != nil {
 		return fmt.Errorf("device profile: %w", err)
@@ -55,6 +51,9 @@ func LiveDevice(ctx context.Context, h Hub, owner, pk string, now time.Time) err
 	}
 	if a.Owner != owner {
 		return errors.New("a paired device of another owner")
+	}
+	if !a.Device {
+		return fmt.Errorf("neither the owner nor a paired device (an agent: its attestation has no device clause %s)", identity.DeviceClause)
 	}
 	if err := a.Conditions.CheckTime(now.Unix()); err != nil {
 		return fmt.Errorf("the device's attestation does not hold now: %w", err)

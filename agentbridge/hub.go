@@ -120,23 +120,16 @@ func refusedForGood(err error) bool {
 // resolveTarget reads the config's hub: a ws:// or wss:// URL, or the name
 // of a client profile (its hubs and pin; the key is the agent's own).
 func resolveTarget(hub, pin string, lookupEnv func(string) (string, bool)) (Target, error) {
-	if strings.HasPrefix(hub, "ws://") || strings.HasPrefix(hub, "wss://") {
-		return Target{URLs: []string{hub}, Pin: pin}, nil
+	spec := client.TargetSpec{Pin: pin, OwnKey: true}
+	url := strings.HasPrefix(hub, "ws://") || strings.HasPrefix(hub, "wss://")
+	if url {
+		spec.Hub = hub
+	} else {
+		spec.Profile = hub
 	}
-	home, err := client.Home(lookupEnv)
-	if err != nil {
-		return Target{}, err
-	}
-	profs, err := client.LoadProfiles(home)
-	if err != nil {
-		return Target{}, err
-	}
-	pr, err := profs.Get(hub)
-	if err != nil {
+	t, err := client.ResolveTarget(spec, lookupEnv)
+	if err != nil && !url {
 		return Target{}, errors.New(`hub = "` + hub + `" is neither a ws:// or wss:// URL nor a profile (` + err.Error() + `)`)
 	}
-	if pin == "" {
-		pin = pr.Pin
-	}
-	return Target{URLs: pr.Hubs, Pin: pin}, nil
+	return Target{URLs: t.Hubs, Pin: t.Pin}, err
 }

@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -112,7 +113,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		if r.crashed(p) {
 			return turnCrashed
 		}
-		r.postFailure(ctx, batch, "the agent could not open a session: "+err.Error())
+		r.postFailure(ctx, batch, failureText("the agent could not open a session", err, p.stderr, r.cfg.Env))
 		return turnAnswered
 	}
 	noticed := make(chan struct{}) // the notice is posted while the prompt goes out, and before the reply
@@ -139,7 +140,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	case err != nil && r.crashed(p):
 		return turnCrashed
 	case err != nil:
-		r.postFailure(ctx, batch, "the agent failed: "+errText(err))
+		r.postFailure(ctx, batch, failureText("the agent failed", err, p.stderr, r.cfg.Env))
 		return turnAnswered
 	}
 	if res.StopReason != acp.StopReasonEndTurn {
@@ -152,7 +153,32 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		text = "(the agent finished without an answer)"
 	}
 	r.postReply(ctx, batch, text)
+	if res.StopReason == acp.StopReasonCancelled || note != "" {
+		r.reopenAfterCancel(ctx, s, p, t)
+	}
 	return turnAnswered
+}
+
+// reopenAfterCancel closes a session whose turn was cancelled, so the
+// channel's next turn loads it again (session/load) instead of prompting
+// the same live session: claude-agent-acp 0.23.1 answers the prompt after a
+// cancel with the cancelled query's leftover end of turn, at once and
+// without text, and from then on every prompt returns one answer behind.
+// A session loaded afresh keeps its history and starts in step. Agents that
+// cannot both close and load sessions keep the session as it is.
+func (r *runner) reopenAfterCancel(ctx context.Context, s *slot, p *agentProc, t *turn) {
+	if !p.info.CloseSession || !p.info.LoadSession {
+		return
+	}
+	session := t.Session()
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := p.conn.CloseSession(cctx, acp.CloseSessionRequest{SessionId: acp.SessionId(session)}); err != nil {
+		r.log.Warn("could not close the session after a cancelled turn; prompting it again as it is", "channel", t.channel, "session", session, "err", errText(err))
+		return
+	}
+	delete(s.loaded, t.channel)
+	r.log.Info("session closed after a cancelled turn; the next turn loads it again", "channel", t.channel, "session", session)
 }
 
 // crashed reports whether p exited (waiting briefly: a broken pipe is seen
@@ -165,7 +191,8 @@ func errText(err error) string {
 	var re *acp.RequestError
 	if errors.As(err, &re) {
 		if re.Data != nil {
-			return fmt.Sprintf("%s (%v)", re.Message, re.Data)
+			data, _ := json.Marshal(re.Data)
+			return fmt.Sprintf("%s (%s)", re.Message, data)
 		}
 		return re.Message
 	}

@@ -91,7 +91,7 @@ func buildBridgeTests(src string) (string, error) {
 	}
 	bin := filepath.Join(dir, "test.bin")
 	logf("compiling hive's test package (%s/test)", src)
-	cmd := exec.Command("go", "test", "-tags", "libsecp256k1", "-c", "-o", bin, "./test/")
+	cmd := exec.Command("go", "test", "-tags", "libsecp256k1,sqlite_fts5", "-c", "-o", bin, "./test/")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -12,9 +12,9 @@ import (
 )
 
 func buildHive(ctx context.Context, src, out string) error {
-	logf("hive: building %s with -tags libsecp256k1", filepath.Join(src, "cmd/hive"))
+	logf("hive: building %s with -tags libsecp256k1,sqlite_fts5", filepath.Join(src, "cmd/hive"))
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "libsecp256k1", "-o", out, "./cmd/hive")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "libsecp256k1,sqlite_fts5", "-o", out, "./cmd/hive")
 	cmd.Dir = src
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
@@ -62,7 +62,9 @@ func newHiveTarget(bin, dir, pprofAddr, storeURL, cacheDir string, n, instances 
 }
 
 func serveArgs(bin, addr, data, pprofAddr, storeURL string) []string {
-	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr}
+	// The workloads open thousands of connections as one key: lift the
+	// per-member cap (the per-member memory bounds stay).
+	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr, "--max-conns-per-member", "1000000"}
 	if pprofAddr != "" {
 		a = append(a, "--pprof", pprofAddr)
 	}

@@ -1,8 +1,8 @@
 // Command bench runs the same workloads against hive and against a peer relay (khatru over
 // eventstore's sqlite3 backend) in one run and prints a Markdown table side by side.
 //
-//	go run -tags libsecp256k1 . [-quick] [-write-readme]
-//	go run -tags libsecp256k1 . bridge [-runs 3] [-write-readme]   (hive bridge's benchmarks, see bridge.go)
+//	go run -tags libsecp256k1,sqlite_fts5 . [-quick] [-write-readme]
+//	go run -tags libsecp256k1,sqlite_fts5 . bridge [-runs 3] [-write-readme]   (hive bridge's benchmarks, see bridge.go)
 //
 // `bench peer --addr ... --db ...` is the peer relay itself; the benchmark re-executes its own
 // binary that way so the peer is a separate process whose RSS can be read.

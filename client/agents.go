@@ -46,12 +46,12 @@ func (a AgentStatus) State() string {
 // key, with their expiry and the client's revocations, sorted by name.
 // Paired devices are listed by Devices.
 func (c *Client) Agents(ctx context.Context, now time.Time) ([]AgentStatus, error) {
-	return c.attested(ctx, now, func(ev *nostr.Event) bool { return !isDevice(ev) })
+	return c.attested(ctx, now, false)
 }
 
-// attested lists the keys whose profiles, chosen by keep, carry an auth tag
-// by the client's key.
-func (c *Client) attested(ctx context.Context, now time.Time, keep func(*nostr.Event) bool) ([]AgentStatus, error) {
+// attested lists the keys whose profiles carry an auth tag by the client's
+// key: device attestations when devices, else agent ones.
+func (c *Client) attested(ctx context.Context, now time.Time, devices bool) ([]AgentStatus, error) {
 	me := c.keys.PublicHex
 	profiles, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
 	if err != nil {
@@ -69,15 +69,12 @@ func (c *Client) attested(ctx context.Context, now time.Time, keep func(*nostr.E
 	}
 	rows := []AgentStatus{}
 	for _, ev := range profiles {
-		if !keep(&ev) {
-			continue
-		}
 		tag, err := identity.FindAuthTag(&ev)
 		if err != nil {
 			continue
 		}
 		a, err := identity.VerifyAuthTag(tag, ev.PubKey)
-		if err != nil || a.Owner != me {
+		if err != nil || a.Owner != me || a.Device != devices {
 			continue
 		}
 		npub, _ := nip19.EncodePublicKey(ev.PubKey)

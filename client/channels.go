@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ainb/hive/client/chat"
 	"sort"
 	"strings"
 
@@ -22,6 +23,7 @@ type Channel struct {
 	Members    map[string]string `json:"members,omitempty"` // pubkey -> role
 	Role       string            `json:"role,omitempty"`    // the client's role, "" if not a member
 	Unread     *int              `json:"unread,omitempty"`
+	Mentions   *int              `json:"mentions,omitempty"` // of the unread rows, those that mention the member
 }
 
 // ContentKinds are the kinds that are timeline rows (the content partition).
@@ -71,6 +73,7 @@ func (c *Client) channels(ctx context.Context, only []string) ([]Channel, error)
 		}
 		byID[ch.ID] = &ch
 	}
+	me := c.Member()
 	if len(ids) > 0 {
 		rosters, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"d": ids}, Limit: 5000})
 		if err != nil {
@@ -85,7 +88,7 @@ func (c *Client) channels(ctx context.Context, only []string) ([]Channel, error)
 			for _, t := range r.Tags {
 				if len(t) >= 3 && t[0] == "p" {
 					ch.Members[t[1]] = t[2]
-					if t[1] == c.keys.PublicHex {
+					if t[1] == me {
 						ch.Role = t[2]
 					}
 				}
@@ -158,38 +161,21 @@ func resolveChannel(all []Channel, arg string) (Channel, error) {
 	return Channel{}, wrap(ErrDuplicate, fmt.Errorf("%d channels are named %q: give the id (%s)", len(byName), arg, strings.Join(ids, ", ")))
 }
 
-// ReadStates returns the client's read-state values by context, merged by
-// maximum.
-func (c *Client) ReadStates(ctx context.Context) (map[string]nostr.Timestamp, error) {
-	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.ReadState}, Authors: []string{c.keys.PublicHex}, Limit: 5000})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]nostr.Timestamp{}
-	for _, e := range evs {
-		context, at, err := c.ParseReadState(e)
-		if err != nil {
-			continue
-		}
-		out[context] = max(out[context], at)
-	}
-	return out, nil
-}
-
 // unreadCap bounds the count of unread rows per channel (shown as "cap+").
 const unreadCap = 500
 
-// Unread counts, for each channel, the content rows by others newer than
-// the client's read-state for it. Overlays and non-conversational kinds never
-// count. A count of unreadCap means at least that many.
-func (c *Client) Unread(ctx context.Context, channels []string) (map[string]int, error) {
+// Unread counts, for each channel, the rows the member has not read and
+// those that mention them, by the chat model's rule (spec/chat.md). A
+// count of unreadCap means at least that many.
+func (c *Client) Unread(ctx context.Context, channels []string) (map[string]chat.Unread, error) {
 	rs, err := c.ReadStates(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int{}
+	out := map[string]chat.Unread{}
 	for _, ch := range channels {
 		since := rs[ch] + 1
+		m := c.NewModel()
 		evs, err := c.Query(ctx, nostr.Filter{Kinds: ContentKinds(), Tags: nostr.TagMap{"h": {ch}}, Since: &since, Limit: unreadCap})
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -198,36 +184,16 @@ func (c *Client) Unread(ctx context.Context, channels []string) (map[string]int,
 		if err != nil {
 			return nil, err
 		}
-		var others []nostr.Event
-		for _, e := range evs {
-			if e.PubKey != c.keys.PublicHex {
-				others = append(others, e)
-			}
-		}
-		rows, err := c.applyOverlays(ctx, others) // deleted rows are not unread
-		if err != nil {
+		m.ApplyAll(evs)
+		if err := c.LoadOverlays(ctx, m, evs); err != nil { // deleted rows are not unread
 			return nil, err
 		}
-		out[ch] = len(rows)
+		if err := c.LoadNames(ctx, m, KeysShown(evs)...); err != nil { // the member's devices are the member
+			return nil, err
+		}
+		out[ch] = m.Unread(ch, chat.Positions(rs))
 	}
 	return out, nil
-}
-
-// MarkRead advances the read-state of context to at, never backwards.
-func (c *Client) MarkRead(ctx context.Context, context string, at nostr.Timestamp) error {
-	rs, err := c.ReadStates(ctx)
-	if err != nil {
-		return err
-	}
-	if rs[context] >= at {
-		return nil
-	}
-	ev, err := c.ReadState(context, at)
-	if err != nil {
-		return err
-	}
-	_, err = c.Publish(ctx, ev)
-	return err
 }
 
 // Event fetches one event by id.

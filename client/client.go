@@ -72,6 +72,8 @@ type Client struct {
 	stop chan struct{}
 	once sync.Once
 	wg   sync.WaitGroup
+
+	stamps stamper // times of the events Sign dates
 }
 
 // Dial connects to url and authenticates as keys; authTag, if not nil, is the
@@ -275,15 +277,16 @@ func (c *Client) current(ctx context.Context) (*conn, error) {
 }
 
 // Sign returns a signed copy of ev: the client's pubkey, created_at now if
-// unset, empty tags if nil. An event that already has a signature is returned
-// as a copy, unchanged. ev itself is never modified.
+// unset (with the ms tag for a timeline kind: spec/chat.md), empty tags if
+// nil. An event that already has a signature is returned as a copy,
+// unchanged. ev itself is never modified.
 func (c *Client) Sign(ev nostr.Event) (nostr.Event, error) {
 	out := copyEvent(ev)
 	if out.Sig != "" {
 		return out, nil
 	}
 	if out.CreatedAt == 0 {
-		out.CreatedAt = nostr.Now()
+		c.stamp(&out)
 	}
 	if err := out.Sign(c.keys.SecretHex); err != nil {
 		return out, wrap(ErrInvalid, err)

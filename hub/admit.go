@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
@@ -11,34 +12,58 @@ import (
 )
 
 // admit lets in hub members, and keys carrying a NIP-OA attestation from a
-// member, checked against the AUTH event's created_at and the revocations.
+// member, checked against the AUTH event's created_at, the hub's clock and
+// the revocations.
+//
+// The relay has already given the connection its key; admit records the
+// owner on it too before it reads the view, so a cut-off committing
+// meanwhile is seen either here (in the view) or by its kick (which matches
+// connections by key and owner after publishing the view).
 func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string {
-	v := h.snapshotView()
 	pk := auth.PubKey
+	a, refusal := attestationOf(auth)
+	if a != nil {
+		c.SetOwner(a.Owner)
+		c.SetMeta(a)
+	}
+	v := h.snapshotView()
 	if _, ok := v.members[pk]; ok {
+		c.SetOwner("")
+		c.SetMeta(nil)
 		return ""
 	}
-	npub, _ := nip19.EncodePublicKey(pk)
-	tag, err := identity.FindAuthTag(auth)
-	if errors.Is(err, identity.ErrNoAuthTag) {
-		return "restricted: " + npub + " is not a member of this hub; ask a hub admin to add you, or authenticate with your owner's NIP-OA auth tag"
-	}
-	if err != nil {
-		return "invalid: " + err.Error()
-	}
-	a, err := identity.VerifyAuthTag(tag, pk)
-	if err != nil {
-		return "invalid: auth tag: " + err.Error()
+	if a == nil {
+		return refusal
 	}
 	if err := a.Conditions.CheckTime(int64(auth.CreatedAt)); err != nil {
 		return "restricted: attestation not valid at this AUTH's created_at: " + err.Error() + "; ask your owner for a fresh one"
 	}
+	if msg := h.attestationNow(a); msg != "" {
+		return msg
+	}
 	if msg := v.attestationStands(a, pk); msg != "" {
 		return msg
 	}
-	c.SetOwner(a.Owner)
-	c.SetMeta(a)
+	h.closeAtExpiry(c, a)
 	return ""
+}
+
+// attestationOf verifies the AUTH event's NIP-OA tag, or says why a key that
+// is not a member is refused.
+func attestationOf(auth *nostr.Event) (*identity.Attestation, string) {
+	tag, err := identity.FindAuthTag(auth)
+	if errors.Is(err, identity.ErrNoAuthTag) {
+		npub, _ := nip19.EncodePublicKey(auth.PubKey)
+		return nil, "restricted: " + npub + " is not a member of this hub; ask a hub admin to add you, or authenticate with your owner's NIP-OA auth tag"
+	}
+	if err != nil {
+		return nil, "invalid: " + err.Error()
+	}
+	a, err := identity.VerifyAuthTag(tag, auth.PubKey)
+	if err != nil {
+		return nil, "invalid: auth tag: " + err.Error()
+	}
+	return a, ""
 }
 
 // attestationStands: an attested key may act only while its owner is a hub
@@ -52,4 +77,26 @@ func (v *view) attestationStands(a *identity.Attestation, agent string) string {
 		return "restricted: this attestation was revoked by its owner; ask for a new one"
 	}
 	return ""
+}
+
+// attestationNow: the attestation's time clauses hold by the hub's clock,
+// whatever created_at an event or AUTH carries.
+func (h *Hub) attestationNow(a *identity.Attestation) string {
+	if err := a.Conditions.CheckTime(h.now().Unix()); err != nil {
+		return "restricted: your owner's attestation does not hold by the hub's clock: " + err.Error() + "; ask your owner for a fresh one"
+	}
+	return ""
+}
+
+// closeAtExpiry closes c when a's created_at< clause ends by the hub's clock.
+func (h *Hub) closeAtExpiry(c *relay.Conn, a *identity.Attestation) {
+	until, ok := a.Conditions.Expiry()
+	if !ok {
+		return
+	}
+	t := time.AfterFunc(time.Until(time.Unix(until, 0)), func() {
+		h.kicks.add(kick{conn: c, reason: "restricted: your owner's attestation expired; ask your owner for a fresh one",
+			msg: "attestation expired", attrs: []any{"agent", c.PubKey(), "owner", a.Owner}})
+	})
+	context.AfterFunc(c.Context(), func() { t.Stop() })
 }

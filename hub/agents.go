@@ -2,10 +2,10 @@ package hub
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -30,14 +30,13 @@ func (t *tx) profile(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, reject("invalid: profile auth tag: %v", err)
 	}
-	return nil, t.setAgent(ev.PubKey, a, slices.ContainsFunc(ev.Tags, isDeviceMarker))
+	return nil, t.setAgent(ev.PubKey, a, a.Device)
 }
 
-// isDeviceMarker is the ["device"] tag of a paired device's profile.
-func isDeviceMarker(tg nostr.Tag) bool { return len(tg) == 1 && tg[0] == "device" }
-
 // setAgent records (a != nil) or drops the owner of an attested key, and
-// whether it is a paired device.
+// whether it is a paired device: its attestation holds the device clause,
+// which only its owner can sign (the profile's ["device"] tag is for
+// display and proves nothing).
 func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error {
 	var err error
 	owner, conds := "", identity.Conditions{}
@@ -49,6 +48,7 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, a.RawConditions)
 	}
 	device = device && a != nil
+	clear(t.cache.attested)
 	if err == nil && device {
 		_, err = t.Exec(`INSERT INTO devices (device) VALUES (?) ON CONFLICT (device) DO NOTHING`, agent)
 	} else if err == nil {
@@ -66,10 +66,7 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 // profileAtOrBefore reports whether pk's stored profile is not newer than at,
 // so that a deletion by address created at at removes it.
 func (t *tx) profileAtOrBefore(pk string, at int64) (bool, error) {
-	var gone bool
-	err := t.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE pubkey = ? AND kind = ? AND created_at <= ?)`,
-		pk, kinds.Profile, at).Scan(&gone)
-	return gone, err
+	return store.HasAtOrBefore(t, pk, kinds.Profile, at)
 }
 
 func (t *tx) revocation(ev *nostr.Event) (*change, error) {
@@ -81,15 +78,19 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 		ON CONFLICT (owner, agent) DO UPDATE SET revoked_at = excluded.revoked_at`, owner, agent, at); err != nil {
 		return nil, err
 	}
+	clear(t.cache.attested)
 	t.note(func(e *viewEdit) { e.setRevocation(owner, agent, at) })
 	return nil, nil
 }
 
-// authorOrOwner reports whether actor wrote target or owns the agent that did.
+// authorOrOwner reports whether actor wrote target, or the member actor acts
+// as (t.by: a live device's owner) wrote it or owns the agent or device that
+// did. So an owner edits its devices' and agents' messages from any of its
+// devices, and a device edits its owner's.
 func (t *tx) authorOrOwner(target *nostr.Event, actor string) (bool, error) {
-	if target.PubKey == actor {
+	if target.PubKey == actor || target.PubKey == t.by {
 		return true, nil
 	}
 	owner, err := t.ownerOf(target.PubKey)
-	return owner != "" && owner == actor, err
+	return owner != "" && owner == t.by, err
 }

@@ -43,7 +43,7 @@ func (t *tx) createChannel(ev *nostr.Event) (*change, error) {
 	} else if c != nil {
 		return nil, reject("duplicate: channel %s already exists", id)
 	}
-	c := &channel{id: id, name: tagValue(ev, "name"), about: tagValue(ev, "about"), creator: ev.PubKey,
+	c := &channel{id: id, name: tagValue(ev, "name"), about: tagValue(ev, "about"), creator: t.by,
 		visibility: visibility(orDefault(tagValue(ev, "visibility"), string(visOpen))),
 		typ:        channelType(orDefault(tagValue(ev, "type"), string(typeStream)))}
 	if c.visibility != visOpen && c.visibility != visPrivate {
@@ -55,7 +55,7 @@ func (t *tx) createChannel(ev *nostr.Event) (*change, error) {
 	var participants []string
 	if c.typ == typeDM {
 		c.visibility = visPrivate
-		seen := map[string]bool{ev.PubKey: true}
+		seen := map[string]bool{t.by: true}
 		for p := range ev.Tags.FindAll("p") {
 			if seen[p[1]] {
 				continue
@@ -75,7 +75,7 @@ func (t *tx) createChannel(ev *nostr.Event) (*change, error) {
 	if err := t.putChannel(c); err != nil {
 		return nil, err
 	}
-	if err := t.setRole(id, ev.PubKey, roleOwner); err != nil {
+	if err := t.setRole(id, t.by, roleOwner); err != nil {
 		return nil, err
 	}
 	for _, p := range participants {
@@ -119,7 +119,7 @@ func (t *tx) archiveChannel(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	actor, err := t.role(c.id, ev.PubKey)
+	actor, err := t.role(c.id, t.by)
 	if err != nil {
 		return nil, err
 	}

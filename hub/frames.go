@@ -6,8 +6,9 @@ import (
 )
 
 // attestedKey is what the log says of a key attested by a member: its
-// owner, whether its profile marks it a paired device, the conditions of the
-// attestation on that profile, and the owner's revocation of it, if any.
+// owner, whether the attestation on its profile is a device attestation (the
+// owner-signed device clause), the conditions of that attestation, and the
+// owner's revocation of it, if any.
 type attestedKey struct {
 	owner     string
 	device    bool
@@ -68,5 +69,5 @@ func checkObserverFrame(s state, ev *nostr.Event, from sender, to string) error 
 		}
 		return nil
 	}
-	return reject("restricted: observer frames do not go between two agents; a key attested by the owner reaches the owner's agents only as a paired device (a kind 0 profile with [\"device\"] and the owner's auth tag)")
+	return reject("restricted: observer frames do not go between two agents; a key attested by the owner reaches the owner's agents only as a paired device (enrolled with hive pair: its attestation carries the device clause %s)", identity.DeviceClause)
 }

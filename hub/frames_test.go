@@ -32,13 +32,17 @@ func TestObserverFrameDevices(t *testing.T) {
 		if n == "expphone" {
 			conds = identity.Conditions{}.WithNotBefore(now - 3600).WithExpiry(now - 60)
 		}
-		tag, err := identity.Attest(world.keys[owner[n]].SecretHex, k.PublicHex, conds)
+		attest := identity.Attest
+		if strings.HasSuffix(n, "phone") {
+			attest = identity.AttestDevice
+		}
+		tag, err := attest(world.keys[owner[n]].SecretHex, k.PublicHex, conds)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tags := nostr.Tags{tag}
-		if strings.HasSuffix(n, "phone") {
-			tags = append(tags, nostr.Tag{"device"})
+		if n != "unmarked" {
+			tags = append(tags, nostr.Tag{"device"}) // a label anyone may add: agent2 stays an agent
 		}
 		ev := &nostr.Event{Kind: 0, CreatedAt: nostr.Timestamp(now - 120), Content: `{"name":"` + n + `"}`, Tags: tags}
 		if n == "expphone" {

@@ -17,10 +17,11 @@ func (h *Hub) rejectEvent(_ context.Context, c *relay.Conn, ev *nostr.Event) str
 		return "restricted: the event's pubkey must be the key this connection authenticated as"
 	}
 	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return why
+	}
 	if a, ok := c.Meta().(*identity.Attestation); ok {
-		if msg := v.attestationStands(a, ev.PubKey); msg != "" {
-			return msg
-		}
 		if err := a.Conditions.Check(ev.Kind, int64(ev.CreatedAt)); err != nil {
 			return "restricted: your owner's attestation does not cover this event: " + err.Error()
 		}
@@ -28,7 +29,8 @@ func (h *Hub) rejectEvent(_ context.Context, c *relay.Conn, ev *nostr.Event) str
 	if kinds.Classify(ev.Kind).Storage != kinds.Ephemeral {
 		return "" // stored kinds obey the same rules inside the write transaction
 	}
-	if err := checkEvent(v, ev, sender{pubkey: ev.PubKey, owner: c.Owner()}); err != nil {
+	as, _ := actsAs(v, ev.PubKey, int64(ev.CreatedAt)) // the view never fails
+	if err := checkEvent(v, ev, sender{pubkey: ev.PubKey, owner: c.Owner(), as: as}); err != nil {
 		return err.Error()
 	}
 	return ""

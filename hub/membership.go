@@ -33,7 +33,7 @@ func (t *tx) hubRole(pk string) (role, error) {
 }
 
 func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
-	actor, err := t.hubRole(ev.PubKey)
+	actor, err := t.hubRole(t.by)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (t *tx) member(ev *nostr.Event) (*channel, role, error) {
 	if c.deleted {
 		return nil, noRole, reject("restricted: channel %s is archived", c.id)
 	}
-	actor, err := t.role(c.id, ev.PubKey)
+	actor, err := t.role(c.id, t.by)
 	return c, actor, err
 }
 
@@ -143,7 +143,7 @@ func (t *tx) removeUser(ev *nostr.Event) (*change, error) {
 		return nil, err
 	}
 	target := ev.Tags.Find("p")[1]
-	if target != ev.PubKey && !actor.atLeast(roleAdmin) {
+	if target != ev.PubKey && target != t.by && !actor.atLeast(roleAdmin) {
 		return nil, reject("restricted: only a channel owner or admin may remove members from %s", c.id)
 	}
 	return t.removeMember(c, target, actor, "member_removed")
@@ -160,10 +160,10 @@ func (t *tx) join(ev *nostr.Event) (*change, error) {
 	if actor != noRole {
 		return nil, reject("duplicate: already a member of %s", c.id)
 	}
-	if err := t.setRole(c.id, ev.PubKey, roleMember); err != nil {
+	if err := t.setRole(c.id, t.by, roleMember); err != nil {
 		return nil, err
 	}
-	return &change{channel: c.id, roster: true, system: "member_joined", target: ev.PubKey}, nil
+	return &change{channel: c.id, roster: true, system: "member_joined", target: t.by}, nil
 }
 
 func (t *tx) leave(ev *nostr.Event) (*change, error) {
@@ -174,7 +174,7 @@ func (t *tx) leave(ev *nostr.Event) (*change, error) {
 	if actor == noRole {
 		return nil, reject("invalid: not a member of %s", c.id)
 	}
-	return t.removeMember(c, ev.PubKey, actor, "member_left")
+	return t.removeMember(c, t.by, actor, "member_left")
 }
 
 func (t *tx) removeMember(c *channel, target string, actor role, system string) (*change, error) {

@@ -19,14 +19,27 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 	if reader == "" {
 		return false
 	}
+	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return false
+	}
+	as := h.readsAs(v, reader)
 	switch kinds.Classify(ev.Kind).Gate {
 	case kinds.AuthorOnly:
-		return ev.PubKey == reader
+		return ev.PubKey == reader || v.keyOf(ev.PubKey) == as
 	case kinds.RecipientOnly:
 		return ev.PubKey == reader || ev.Tags.ContainsAny("p", []string{reader})
 	}
 	ch := h.channelOf(ev)
-	return ch == "" || h.snapshotView().canRead(ch, reader)
+	return ch == "" || v.canRead(ch, as)
+}
+
+// readsAs is the member reader reads as now: a live paired device reads as
+// its owner (actsAs, by the hub's clock).
+func (h *Hub) readsAs(v *view, reader string) string {
+	as, _ := actsAs(v, reader, h.now().Unix()) // the view never fails
+	return as
 }
 
 // channelOf is the channel an event belongs to, by the rule the store
@@ -50,23 +63,31 @@ func (h *Hub) storedChannel(id string) (string, bool) {
 }
 
 // readScope narrows c's stored reads to what canRead allows: the channels
-// the reader may not read are hidden, author-only and recipient-only kinds
-// are limited to the reader's own. Scopes are kept per view (a view never
-// changes once published), so a REQ does not walk every channel.
+// the member the reader reads as may not read are hidden, author-only kinds
+// are limited to that member's keys and recipient-only kinds to the reader's
+// own. Scopes are kept per view (a view never changes once published), so a
+// REQ does not walk every channel.
 func (h *Hub) readScope(c *relay.Conn) *store.Scope {
 	reader := c.PubKey()
 	v := h.snapshotView()
-	if sc := h.scopes.get(v, reader); sc != nil {
+	as := h.readsAs(v, reader)
+	key := reader + "/" + as
+	if sc := h.scopes.get(v, key); sc != nil {
 		return sc
 	}
 	sc := &store.Scope{Reader: reader, AuthorOnly: h.gated[kinds.AuthorOnly], RecipientOnly: h.gated[kinds.RecipientOnly]}
+	if keys := v.keysOf(as); len(keys) > 1 || keys[0] != reader {
+		sc.Authors = append(keys, reader)
+		slices.Sort(sc.Authors)
+		sc.Authors = slices.Compact(sc.Authors)
+	}
 	for id := range v.channels {
-		if !v.canRead(id, reader) {
+		if !v.canRead(id, as) {
 			sc.Hidden = append(sc.Hidden, id)
 		}
 	}
 	slices.Sort(sc.Hidden)
-	h.scopes.put(v, reader, sc)
+	h.scopes.put(v, key, sc)
 	return sc
 }
 
@@ -103,14 +124,19 @@ func (c *scopeCache) put(v *view, reader string, sc *store.Scope) {
 func (h *Hub) rejectFilter(ctx context.Context, c *relay.Conn, f nostr.Filter) string {
 	reader := c.PubKey()
 	v := h.snapshotView()
+	if why := h.standing(c, v); why != "" {
+		h.cutOff(c, why)
+		return why
+	}
+	as := h.readsAs(v, reader)
 	for _, ch := range f.Tags["h"] {
-		if !v.canRead(ch, reader) {
+		if !v.canRead(ch, as) {
 			return "restricted: #h names channel " + ch + ", which you are not a member of"
 		}
 	}
 	if len(f.Tags["d"]) > 0 && onlyKinds(f.Kinds, kinds.GroupMetadata, kinds.GroupAdmins, kinds.GroupMembers) {
 		for _, ch := range f.Tags["d"] {
-			if !v.canRead(ch, reader) {
+			if !v.canRead(ch, as) {
 				return "restricted: #d names channel " + ch + ", which you are not a member of"
 			}
 		}
@@ -118,8 +144,8 @@ func (h *Hub) rejectFilter(ctx context.Context, c *relay.Conn, f nostr.Filter) s
 	for _, k := range f.Kinds {
 		switch kinds.Classify(k).Gate {
 		case kinds.AuthorOnly:
-			if slices.ContainsFunc(f.Authors, func(pk string) bool { return pk != reader }) {
-				return fmt.Sprintf("restricted: kind %d is readable by its author only; ask for authors:[your pubkey]", k)
+			if slices.ContainsFunc(f.Authors, func(pk string) bool { return pk != reader && v.keyOf(pk) != as }) {
+				return fmt.Sprintf("restricted: kind %d is readable by its author only (and a member's paired devices); ask for authors:[your pubkey]", k)
 			}
 		case kinds.RecipientOnly:
 			authors, ps := f.Authors, f.Tags["p"]

@@ -22,13 +22,17 @@ type state interface {
 	attested(pk string) (attestedKey, error)
 }
 
-// sender is who sent an event: its key and, for an agent, the owner whose
-// attestation it authenticated with ("" for a member).
-type sender struct{ pubkey, owner string }
+// sender is who sent an event: its key; for an agent or device, the owner
+// whose attestation it authenticated with ("" for a member); and the member
+// it acts as (actsAs: a live device's owner, else its key).
+type sender struct{ pubkey, owner, as string }
 
 // checkEvent runs the rules every client event obeys, stored or ephemeral,
 // before the rules of its own kind.
 func checkEvent(s state, ev *nostr.Event, from sender) error {
+	if from.as == "" {
+		from.as = ev.PubKey
+	}
 	k := kinds.Classify(ev.Kind)
 	if k.HubSigned {
 		return reject("restricted: kind %d is signed by the hub only", ev.Kind)
@@ -41,7 +45,7 @@ func checkEvent(s state, ev *nostr.Event, from sender) error {
 	if k.IsState() && ev.Tags.Find("expiration") != nil {
 		return reject("invalid: kind %d changes hub state and cannot carry a NIP-40 expiration", ev.Kind)
 	}
-	if err := checkChannelTag(s, ev); err != nil {
+	if err := checkChannelTag(s, ev, from.as); err != nil {
 		return err
 	}
 	if k.Gate == kinds.RecipientOnly {
@@ -56,8 +60,8 @@ var managesChannel = map[int]bool{kinds.AddUser: true, kinds.RemoveUser: true, k
 	kinds.CreateGroup: true, kinds.DeleteGroup: true, kinds.JoinRequest: true, kinds.LeaveRequest: true}
 
 // checkChannelTag: an event names at most one channel; the one it names must
-// exist, and the author must be able to write there.
-func checkChannelTag(s state, ev *nostr.Event) error {
+// exist, and the author (as the member it acts as) must be able to write there.
+func checkChannelTag(s state, ev *nostr.Event, as string) error {
 	var h nostr.Tag
 	n := 0
 	for _, tg := range ev.Tags {
@@ -82,7 +86,7 @@ func checkChannelTag(s state, ev *nostr.Event) error {
 	if c == nil {
 		return reject("invalid: channel %q does not exist (create it with kind 9007)", h[1])
 	}
-	return mayWrite(s, c, ev.PubKey)
+	return mayWrite(s, c, as)
 }
 
 // mayWrite: archived channels take no writes; open streams take them from

@@ -32,7 +32,7 @@ func (s AttestSpec) Conditions() (Conditions, error) {
 		c = c.WithKind(k)
 	}
 	if s.NotBefore != nil {
-		if *s.NotBefore < 1 {
+		if *s.NotBefore <= 1 { // created_at>0 allows every event, and is the device clause
 			return c, fmt.Errorf("%w: a not-before of %d allows every event; leave it out", ErrBadConditions, *s.NotBefore)
 		}
 		c = c.WithNotBefore(*s.NotBefore - 1) // created_at>(T-1): at or after T

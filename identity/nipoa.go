@@ -43,6 +43,9 @@ type Attestation struct {
 	RawConditions string     // the conditions string exactly as signed
 	Conditions    Conditions // its parsed form
 	Sig           string     // BIP-340 signature, 128 lowercase hex
+	// Device: the conditions hold the device clause, the owner's statement
+	// that the key is a paired device (see DeviceClause).
+	Device bool
 }
 
 // Tag returns the wire form ["auth", owner, conditions, sig].
@@ -86,8 +89,9 @@ func SigningHash(agentPubHex, conditions string) [32]byte {
 
 // Attest makes the auth tag by which the owner authorises the agent under
 // conds (rendered with conds.String()). It refuses self-attestation,
-// malformed keys and out-of-range conditions. It does not refuse
-// unsatisfiable or expiry-less conditions; callers apply that policy.
+// malformed keys, out-of-range conditions and the device clause (devices are
+// attested by AttestDevice). It does not refuse unsatisfiable or expiry-less
+// conditions; callers apply that policy.
 func Attest(ownerSecretHex, agentPubHex string, conds Conditions) (nostr.Tag, error) {
 	if err := conds.Validate(); err != nil {
 		return nil, err
@@ -95,8 +99,16 @@ func Attest(ownerSecretHex, agentPubHex string, conds Conditions) (nostr.Tag, er
 	return AttestRaw(ownerSecretHex, agentPubHex, conds.String())
 }
 
-// AttestRaw is Attest with a conditions string used verbatim (it must parse).
+// AttestRaw is Attest with a conditions string used verbatim (it must parse,
+// and hold no device clause).
 func AttestRaw(ownerSecretHex, agentPubHex, conditions string) (nostr.Tag, error) {
+	if err := refuseDeviceClause(conditions); err != nil {
+		return nil, err
+	}
+	return attestRaw(ownerSecretHex, agentPubHex, conditions)
+}
+
+func attestRaw(ownerSecretHex, agentPubHex, conditions string) (nostr.Tag, error) {
 	sk, err := parseSecretHex(ownerSecretHex)
 	if err != nil {
 		return nil, fmt.Errorf("owner secret key: %w", err)
@@ -140,7 +152,7 @@ func ParseAuthTag(tag nostr.Tag) (*Attestation, error) {
 	if !isLowerHex(tag[3], 128) {
 		return nil, fmt.Errorf("%w: must be 128 lowercase hex characters, got %d characters", ErrBadSignature, len(tag[3]))
 	}
-	return &Attestation{Owner: tag[1], RawConditions: tag[2], Conditions: conds, Sig: tag[3]}, nil
+	return &Attestation{Owner: tag[1], RawConditions: tag[2], Conditions: conds, Sig: tag[3], Device: IsDeviceConditions(tag[2])}, nil
 }
 
 // VerifyAuthTag checks an auth tag for the given agent: structure (see

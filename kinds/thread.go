@@ -20,3 +20,20 @@ func ThreadRoot(ev *nostr.Event) string {
 	}
 	return root
 }
+
+// ReplyTo is the message ev answers: its reply-marked e tag, else its
+// root-marked one; "" for a top-level message.
+func ReplyTo(ev *nostr.Event) string {
+	var root string
+	for _, tg := range ev.Tags {
+		if len(tg) >= 4 && tg[0] == "e" {
+			switch tg[3] {
+			case "reply":
+				return tg[1]
+			case "root":
+				root = tg[1]
+			}
+		}
+	}
+	return root
+}

@@ -30,8 +30,9 @@ type Bundle struct {
 	Auth   nostr.Tag `json:"auth"`          // NIP-OA ["auth", owner, conditions, sig] for Device
 }
 
-// NewBundle attests devicePub by owner, valid from now for expires, and
-// packs it with the hub's URLs and pin.
+// NewBundle attests devicePub by owner as a paired device (the device
+// clause, identity.AttestDevice), valid from now for expires, and packs it
+// with the hub's URLs and pin.
 func NewBundle(owner identity.Keys, devicePub string, hubs []string, pin string, expires time.Duration, now time.Time) (*Bundle, error) {
 	if devicePub == "" {
 		return nil, fmt.Errorf("%w: the joining device sent no device key (it is not a hive client); pair with --transfer-key to send your own key instead", ErrBundle)
@@ -40,7 +41,7 @@ func NewBundle(owner identity.Keys, devicePub string, hubs []string, pin string,
 		return nil, fmt.Errorf("%w: the attestation needs a positive expiry", ErrBundle)
 	}
 	conds := identity.Conditions{}.WithNotBefore(now.Unix() - 1).WithExpiry(now.Add(expires).Unix())
-	tag, err := identity.Attest(owner.SecretHex, devicePub, conds)
+	tag, err := identity.AttestDevice(owner.SecretHex, devicePub, conds)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBundle, err)
 	}
@@ -70,6 +71,9 @@ func ParseBundle(payload, devicePub string, now time.Time) (*Bundle, *identity.A
 	a, err := identity.VerifyAuthTag(b.Auth, devicePub)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrBundle, err)
+	}
+	if !a.Device {
+		return nil, nil, fmt.Errorf("%w: the attestation is not a device attestation (no %s clause): pair with a newer hive", ErrBundle, identity.DeviceClause)
 	}
 	if a.Owner != b.Owner {
 		return nil, nil, fmt.Errorf("%w: the attestation is by %s, the payload names owner %s", ErrBundle, a.Owner, b.Owner)

@@ -34,22 +34,32 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 		}
 		return
 	}
-	for _, fn := range r.Hooks.Admit {
-		if msg := fn(c.ctx, c, ev); msg != "" {
-			c.SetOwner("")
-			c.SetMeta(nil)
-			if strings.HasPrefix(msg, "restricted: ") {
-				c.mu.Lock()
-				c.refusal = msg
-				c.mu.Unlock()
-			}
-			c.reply(okMsg(ev.ID, false, msg))
-			return
-		}
-	}
+	// The key is the connection's before the Admit hooks judge it, so a
+	// cut-off that commits while they run (a revocation, a removal) finds the
+	// connection by its key: either the hooks see the cut-off or its kick
+	// sees the connection.
 	c.mu.Lock()
 	c.pubkey, c.refusal = ev.PubKey, ""
 	c.mu.Unlock()
+	msg := ""
+	for _, fn := range r.Hooks.Admit {
+		if msg = fn(c.ctx, c, ev); msg != "" {
+			break
+		}
+	}
+	if msg == "" {
+		msg = r.joinMember(c)
+	}
+	if msg != "" {
+		c.mu.Lock()
+		c.pubkey, c.owner, c.meta = "", "", nil
+		if strings.HasPrefix(msg, "restricted: ") {
+			c.refusal = msg
+		}
+		c.mu.Unlock()
+		c.reply(okMsg(ev.ID, false, msg))
+		return
+	}
 	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
 	c.reply(okMsg(ev.ID, true, ""))

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 )
@@ -22,14 +21,8 @@ type unauthSlots struct {
 }
 
 // sourceAddr is the address a connection's TCP peer has: the key of the
-// per-address cap. X-Forwarded-For is not used, since any client can set it.
-func sourceAddr(req *http.Request) string {
-	host, _, err := net.SplitHostPort(req.RemoteAddr)
-	if err != nil {
-		return req.RemoteAddr
-	}
-	return host
-}
+// per-address cap (AddrKey).
+func sourceAddr(req *http.Request) string { return AddrKey(req.RemoteAddr) }
 
 // takeUnauthSlot reserves a slot for a new connection from addr, or returns
 // why there is none.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mailru/easyjson"
@@ -215,7 +216,12 @@ func parseFilter(obj gjson.Result) (nostr.Filter, error) {
 				bad = fmt.Errorf("%q must be a non-negative integer", key)
 			}
 		case key == "search":
-			bad = errors.New(`"search" (NIP-50) is not supported by this hub`)
+			switch {
+			case v.Type != gjson.String:
+				bad = errors.New(`"search" must be a string`)
+			case strings.TrimSpace(v.Str) == "":
+				bad = errors.New(`"search" is empty: give the words to look for`)
+			}
 		case len(key) == 2 && key[0] == '#' && isLetter(key[1]):
 			bad = checkStrings(key, v, 0)
 		case len(key) > 0 && key[0] == '#':
@@ -250,6 +256,8 @@ func filterFieldBit(key string) uint64 {
 		return 1 << 4
 	case "limit":
 		return 1 << 5
+	case "search":
+		return 1 << 58
 	}
 	if len(key) == 2 && key[0] == '#' {
 		switch c := key[1]; {

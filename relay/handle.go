@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,6 +142,11 @@ func (c *Conn) checkFilters(filters []nostr.Filter) string {
 		if f.Limit > maxLimit {
 			return fmt.Sprintf("invalid: filter %d asks for limit %d, above max_limit %d", i, f.Limit, maxLimit)
 		}
+		if f.Search != "" {
+			if _, err := store.ParseSearch(f.Search); err != nil {
+				return err.Error()
+			}
+		}
 		for _, fn := range r.Hooks.RejectFilter {
 			if msg := fn(c.ctx, c, f); msg != "" {
 				return msg
@@ -160,7 +166,10 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 		c.reply(closedMsg(id, msg))
 		return
 	}
-	sub := newSubscription(c, id, filters)
+	// Search filters are answered from the log only (spec/protocol.md): the
+	// subscription listens with the others.
+	live := slices.DeleteFunc(slices.Clone(filters), func(f nostr.Filter) bool { return f.Search != "" })
+	sub := newSubscription(c, id, live)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -192,6 +201,10 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 		}
 	}
 	c.reply(eose(id))
+	if len(live) == 0 {
+		c.handleClose(id) // nothing to follow: the REQ ends at EOSE
+		return
+	}
 	select { // live events broadcast until now were checked against what was sent
 	case r.fanout <- fanItem{settled: sub}:
 	case <-r.stop:
@@ -212,6 +225,9 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 	if f.LimitZero {
 		return nil
 	}
+	if f.Search != "" {
+		return c.sendSearch(sub, f, scope)
+	}
 	def, max := r.store.Limits()
 	want := f.Limit
 	if want <= 0 {
@@ -226,8 +242,13 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 		if len(atOldest) > 0 {
 			page.Until = &oldest
 		}
+		done := c.startRead()
+		if done == nil {
+			return context.Canceled
+		}
 		found, err := r.store.QueryRaw(c.ctx, page, scope)
 		if err != nil {
+			done()
 			return err
 		}
 		for _, st := range found {
@@ -248,8 +269,30 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 				c.reply(eventMsg(sub.prefix, st.Raw))
 			}
 		}
+		done()
 		if len(found) < page.Limit {
 			return nil // the log has no more
+		}
+	}
+	return nil
+}
+
+// sendSearch sends a search filter's results, ranked, in one read: ranking
+// comes before the limit, so the answer cannot be paged by created_at.
+func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope) error {
+	done := c.startRead()
+	if done == nil {
+		return context.Canceled
+	}
+	defer done()
+	found, err := c.relay.store.QueryRaw(c.ctx, f, scope)
+	if err != nil {
+		return err
+	}
+	for _, st := range found {
+		if c.relay.canRead(c, st.Event) && sub.claim(st.Event.ID) {
+			c.relay.metrics().EventOut(st.Event.Kind)
+			c.reply(eventMsg(sub.prefix, st.Raw))
 		}
 	}
 	return nil

@@ -53,8 +53,29 @@ type Dialect interface {
 	// Insert stores an event row and its tag rows and returns its sequence
 	// number, or ErrDuplicate (nothing written) if its id is stored.
 	Insert(tx WriteTx, row Row) (seq int64, err error)
-	// DeleteSeqs deletes events by sequence number, with their tag rows.
+	// DeleteSeqs deletes events by sequence number, with their tag rows (and
+	// their searchable text).
 	DeleteSeqs(tx WriteTx, seqs []int64) error
+	// Search renders a full-text search of the message index for q.
+	Search(q *SearchQuery) SearchSQL
+	// IndexText sets the searchable text of the message stored as seq.
+	IndexText(tx WriteTx, seq int64, text string) error
+	// UnindexText takes messages out of the search index.
+	UnindexText(tx WriteTx, seqs []int64) error
+}
+
+// SearchSQL is a full-text search as a backend renders it, each part with
+// its own arguments so Core can place them in its queries. From joins the
+// index to the events row e and Match is the condition (both in every
+// search query); Newest orders matches newest first, as the index reads
+// them; Score is a match's text rank, lower is better; Close, if the rank
+// does not weigh proximity itself, lists the matches at or after a sequence
+// number (its last argument, appended by Core) whose terms lie close
+// together; Excerpt is the matched text with the matches marked [like
+// this].
+type SearchSQL struct {
+	From, Match, Newest, Score, Close, Excerpt         string
+	FromArgs, MatchArgs, ScoreArgs, CloseArgs, ExcArgs Args
 }
 
 // Row is an event as the events table and the tag index hold it.

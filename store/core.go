@@ -24,6 +24,8 @@ type Core struct {
 	// deleted answers the deleted-id check for the saves of the batch being
 	// committed (writer goroutine only; nil: ask the log).
 	deleted *deletedSet
+	// The background build of the search index of an existing log.
+	stopBackfill, backfillDone chan struct{}
 }
 
 // Defaults fills in the options every backend shares (limits, clock, log,
@@ -62,6 +64,11 @@ func NewCore(db Backend, opts Options) *Core {
 			opts.Log("sweeping expired events failed", err)
 		}
 	})
+	c.stopBackfill, c.backfillDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(c.backfillDone)
+		c.backfill(c.stopBackfill)
+	}()
 	return c
 }
 
@@ -69,6 +76,8 @@ func NewCore(db Backend, opts Options) *Core {
 // queued, and closes the database. Calling it again is a no-op.
 func (c *Core) Close() {
 	c.closed.Do(func() {
+		close(c.stopBackfill)
+		<-c.backfillDone
 		c.upkeep.Stop()
 		c.queue.Close()
 		c.db.Close()

@@ -53,7 +53,7 @@ func (c *Core) deleteByID(tx WriteTx, id string) error {
 	if err != nil {
 		return fmt.Errorf("error: %w", err)
 	}
-	return c.db.DeleteSeqs(tx, []int64{seq})
+	return c.deleteSeqs(tx, []int64{seq})
 }
 
 // deleteWhere deletes every event matching the condition, with its tags.
@@ -78,5 +78,5 @@ func (c *Core) deleteWhere(tx WriteTx, cond string, args ...any) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	return c.db.DeleteSeqs(tx, seqs)
+	return c.deleteSeqs(tx, seqs)
 }

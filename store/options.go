@@ -34,7 +34,7 @@ type Options struct {
 	MaxLimit     int // hard cap on limit (default 5000)
 	Projector    Projector
 	Now          func() time.Time
-	Log          func(msg string, err error) // where the writer reports trouble (default: nowhere)
+	Log          func(msg string, err error) // where the store reports trouble, and progress with a nil err (default: nowhere)
 	// SweepEvery is how often the store deletes expired events (default 1
 	// min; negative: never, SweepExpired only).
 	SweepEvery time.Duration

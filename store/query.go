@@ -41,15 +41,20 @@ func (c *Core) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error
 // what scope may read (nil: everything). A filter with no limit gets the
 // default limit; a larger limit than the maximum is clamped here, and the
 // relay refuses it before it gets this far.
+//
+// A filter with a NIP-50 search is answered by Search, best match first.
 func (c *Core) QueryRaw(ctx context.Context, f nostr.Filter, scope *Scope) ([]Stored, error) {
-	limit := f.Limit
-	switch {
-	case f.LimitZero:
+	if f.Search != "" {
+		hits, err := c.search(ctx, f, scope, false)
+		out := make([]Stored, len(hits))
+		for i, h := range hits {
+			out[i] = h.Stored
+		}
+		return out, err
+	}
+	limit := c.limit(f)
+	if limit == 0 {
 		return nil, nil
-	case limit <= 0:
-		limit = c.opts.DefaultLimit
-	case limit > c.opts.MaxLimit:
-		limit = c.opts.MaxLimit
 	}
 	q, args, empty := c.buildQuery(f, scope, c.opts.Now().Unix())
 	if empty {
@@ -91,6 +96,9 @@ func (c *Core) CountEvents(ctx context.Context, f nostr.Filter) (int64, error) {
 // CountFilters counts the events matching any of filters (NIP-45), each event
 // once, among those scope may read (nil: all).
 func (c *Core) CountFilters(ctx context.Context, filters []nostr.Filter, scope *Scope) (int64, error) {
+	if HasSearch(filters) {
+		return c.countSearch(ctx, filters, scope)
+	}
 	var ors []string
 	var args Args
 	now := c.opts.Now().Unix()

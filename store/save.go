@@ -181,6 +181,11 @@ func (c *Core) write(tx WriteTx, ev *nostr.Event, p plan) (int64, error) {
 		return 0, err // ErrDuplicate: nothing written yet, the replaced versions go below
 	}
 	c.deleted.stored(ev)
+	if err := c.indexWritten(tx, ev, seq); err != nil {
+		return 0, err
+	}
+	// The versions a replaceable event supersedes are of its own kind, never
+	// messages or overlays: the search index has nothing of them.
 	if len(p.older) > 0 {
 		if err := c.db.DeleteSeqs(tx, p.older); err != nil {
 			return 0, err

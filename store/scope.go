@@ -21,6 +21,9 @@ type Scope struct {
 	// by their author and the keys in their p tags. Other kinds are gated by
 	// their channel (Hidden).
 	AuthorOnly, RecipientOnly []int
+	// Authors are the keys whose author-only events count as the reader's own
+	// (a member's key and its paired devices'); nil: Reader only.
+	Authors []string
 }
 
 // ChannelOf is the channel an event belongs to: its first h tag; for the
@@ -106,7 +109,13 @@ func (c *Core) scopeSQL(sc *Scope, ks []int, a *Args) string {
 	authorOnly, recipientOnly, other := sc.Gates(ks)
 	var cases []string
 	if len(authorOnly) > 0 {
-		cases = append(cases, "WHEN e.kind IN ("+intList(authorOnly)+") THEN e.pubkey = "+a.Add(sc.Reader))
+		var own string
+		if len(sc.Authors) > 0 {
+			own = c.db.In(a, "e.pubkey", sc.Authors, false)
+		} else {
+			own = "e.pubkey = " + a.Add(sc.Reader)
+		}
+		cases = append(cases, "WHEN e.kind IN ("+intList(authorOnly)+") THEN "+own)
 	}
 	if len(recipientOnly) > 0 {
 		cases = append(cases, "WHEN e.kind IN ("+intList(recipientOnly)+") THEN (e.pubkey = "+a.Add(sc.Reader)+" OR EXISTS "+

@@ -29,7 +29,7 @@ func binary(t testing.TB) string {
 			return
 		}
 		hiveBin = filepath.Join(dir, "hive")
-		cmd := exec.Command("go", "build", "-tags", "libsecp256k1", "-o", hiveBin, "../cmd/hive")
+		cmd := exec.Command("go", "build", "-tags", "libsecp256k1,sqlite_fts5", "-o", hiveBin, "../cmd/hive")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

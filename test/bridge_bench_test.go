@@ -107,7 +107,7 @@ func benchEnv(b *testing.B, processes, channels int) (*bridgeEnv, *bridgeProc, *
 // the commit), to the prompt handed to the agent's Prompt handler (after the
 // read from stdin and the SDK's JSON decoding) and to the read from stdin
 // itself, one mention at a time.
-// go test -tags libsecp256k1 -run '^$' -bench BridgeMentionToPrompt -benchtime 300x ./test/
+// go test -tags libsecp256k1,sqlite_fts5 -run '^$' -bench BridgeMentionToPrompt -benchtime 300x ./test/
 func BenchmarkBridgeMentionToPrompt(b *testing.B) {
 	e, br, feed, chans := benchEnv(b, 1, 1)
 	warm := e.mention(b, e.a, e.alice, chans[0], "warm up")
@@ -147,7 +147,7 @@ func BenchmarkBridgeMentionToPrompt(b *testing.B) {
 // mentions spread over the channels, sent at once; the clock stops when a
 // live subscription to the agent's replies has seen every mention answered
 // (mentions that arrive during a turn are answered together: "heard N").
-// go test -tags libsecp256k1 -run '^$' -bench BridgeTurns32 -benchtime 1000x ./test/
+// go test -tags libsecp256k1,sqlite_fts5 -run '^$' -bench BridgeTurns32 -benchtime 1000x ./test/
 func BenchmarkBridgeTurns32(b *testing.B) {
 	e, br, feed, chans := benchEnv(b, 32, 32)
 	for _, ch := range chans { // every process up and every session open

@@ -12,8 +12,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
 
-// pairedDevice is a key attested by an owner whose profile marks it a
-// paired device (what hive pair / hive join leave behind).
+// pairedDevice is a key its owner enrolled as a paired device, with the
+// profile hive join publishes (what hive pair / hive join leave behind).
 type pairedDevice struct {
 	key
 	tag nostr.Tag
@@ -23,7 +23,7 @@ type pairedDevice struct {
 func (e *bridgeEnv) pairDevice(t testing.TB, owner key) pairedDevice {
 	t.Helper()
 	d := pairedDevice{key: newKey(t)}
-	d.tag = attest(t, owner, d.key, time.Hour)
+	d.tag = deviceTag(t, owner, d.key, time.Hour)
 	d.r = e.h.as(t, d.key, d.tag)
 	d.r.must(d.sign(t, 0, `{"name":"phone","about":"hive device"}`, d.tag, nostr.Tag{"device"}))
 	return d
@@ -90,6 +90,9 @@ func TestBridgeLiveDeviceCheck(t *testing.T) {
 	sibling := newKey(t)
 	stag := attest(t, e.alice, sibling, time.Hour)
 	e.h.as(t, sibling, stag).must(sibling.sign(t, 0, `{"name":"sibling","bot":true}`, stag, nostr.Tag{"bot"}))
+	poser := newKey(t) // an agent whose profile claims to be a device
+	ptag := attest(t, e.alice, poser, time.Hour)
+	e.h.as(t, poser, ptag).must(poser.sign(t, 0, `{"name":"phone"}`, ptag, nostr.Tag{"device"}))
 	aliceKeys, _ := identity.KeysFromSecretHex(e.alice.sk)
 	rev, _ := identity.NewRevocation(aliceKeys, lost.pk, "lost", time.Now().Unix())
 	e.a.must(rev)
@@ -109,7 +112,8 @@ func TestBridgeLiveDeviceCheck(t *testing.T) {
 		{"live device", phone.pk, ""},
 		{"revoked device", lost.pk, "revoked"},
 		{"bob's device", bobs.pk, "another owner"},
-		{"sibling agent", sibling.pk, "device"},
+		{"sibling agent", sibling.pk, "an agent: its attestation has no device clause created_at>0"},
+		{"agent posing as a device", poser.pk, "an agent: its attestation has no device clause created_at>0"},
 		{"bob", e.bob.pk, "no profile"},
 	} {
 		err := agentbridge.LiveDevice(ctx, h, e.alice.pk, c.pk, time.Now())

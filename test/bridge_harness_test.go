@@ -119,8 +119,15 @@ type bridgeProc struct{ *logged }
 // start runs the bridge and waits until it follows the channel.
 func (e *bridgeEnv) start(t testing.TB) *bridgeProc {
 	t.Helper()
+	return e.startEnv(t, nil)
+}
+
+// startEnv is start with env added to the bridge's environment.
+func (e *bridgeEnv) startEnv(t testing.TB, env []string) *bridgeProc {
+	t.Helper()
 	cmd := exec.Command(binary(t), "bridge", "--config", e.configPath, "-v")
 	cmd.Dir = e.dir
+	cmd.Env = append(os.Environ(), env...)
 	b := &bridgeProc{startLogged(t, cmd, "member of channel", 30*time.Second)}
 	t.Cleanup(func() { b.stop() })
 	time.Sleep(300 * time.Millisecond) // the mention subscription follows the roster's EOSE

@@ -13,17 +13,49 @@ import (
 )
 
 type rowJSON struct {
-	ID        string         `json:"id"`
-	Channel   string         `json:"channel"`
-	Author    string         `json:"author"`
-	CreatedAt int64          `json:"created_at"`
-	Text      string         `json:"text"`
-	Edited    bool           `json:"edited"`
-	ReplyTo   string         `json:"reply_to"`
-	Reactions map[string]int `json:"reactions"`
+	Op        string `json:"op"`
+	ID        string `json:"id"`
+	Channel   string `json:"channel"`
+	Author    string `json:"author"`
+	CreatedAt int64  `json:"created_at"`
+	Text      string `json:"text"`
+	System    bool   `json:"system"`
+	Edited    bool   `json:"edited"`
+	ReplyTo   string `json:"reply_to"`
+	Reactions []struct {
+		Emoji string   `json:"emoji"`
+		Count int      `json:"count"`
+		Who   []string `json:"who"`
+	} `json:"reactions"`
+	Replies int    `json:"replies"`
+	Name    string `json:"name"`
+	Label   string `json:"label"`
+	Shown   string `json:"shown"`
 }
 
+// reactions is a row's count per emoji.
+func (r rowJSON) reactions() map[string]int {
+	out := map[string]int{}
+	for _, rx := range r.Reactions {
+		out[rx.Emoji] = rx.Count
+	}
+	return out
+}
+
+// rows are the message rows of NDJSON output (system rows left out: see
+// allRows).
 func rows(t *testing.T, out string) []rowJSON {
+	t.Helper()
+	var msgs []rowJSON
+	for _, r := range allRows(t, out) {
+		if !r.System {
+			msgs = append(msgs, r)
+		}
+	}
+	return msgs
+}
+
+func allRows(t *testing.T, out string) []rowJSON {
 	t.Helper()
 	var rs []rowJSON
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -100,6 +132,9 @@ func TestChatThroughCLI(t *testing.T) {
 	for _, want := range []string{first.ID, reply.ID} {
 		select {
 		case l := <-lines:
+			for len(rows(t, l)) == 0 { // a system row (bob joined)
+				l = <-lines
+			}
 			if r := rows(t, l)[0]; r.ID != want { // live rows come in commit order
 				t.Fatalf("tail got %s, want %s", r.ID, want)
 			}
@@ -120,14 +155,19 @@ func TestChatThroughCLI(t *testing.T) {
 	if ch.ID != "general-chat" || ch.Unread == nil || *ch.Unread != 2 {
 		t.Fatalf("bob's unread before read: %+v", ch)
 	}
-	hist := rows(t, c.ok("read", "general-chat", "--profile", "bob", "--json"))
-	byID := map[string]rowJSON{}
-	for _, r := range hist {
-		byID[r.ID] = r
-	}
-	// rows of the same second are in id order (the hub's order), so look them up by id
-	if h := byID[first.ID]; len(hist) != 2 || h.Text != "hello bob (edited)" || !h.Edited || h.Reactions["+"] != 1 || byID[reply.ID].Text != "from stdin" {
+	readOut := c.ok("read", "general-chat", "--profile", "bob", "--json")
+	hist := rows(t, readOut)
+	// a reply comes after what it answers, whatever their ids
+	if len(hist) != 2 || hist[0].ID != first.ID || hist[0].Text != "hello bob (edited)" || !hist[0].Edited || hist[0].reactions()["+"] != 1 ||
+		hist[0].Replies != 1 || hist[1].ID != reply.ID || hist[1].Text != "from stdin" {
 		t.Fatalf("read: %+v", hist)
+	}
+	joined := false
+	for _, r := range allRows(t, readOut) {
+		joined = joined || r.System && strings.HasSuffix(r.Shown, " joined")
+	}
+	if !joined {
+		t.Fatalf("read shows no system row for bob's join: %s", readOut)
 	}
 	json.Unmarshal([]byte(c.ok("channel", "list", "--profile", "bob", "--json")), &ch)
 	if ch.Unread == nil || *ch.Unread != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/pairing"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
@@ -56,7 +57,10 @@ func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn str
 	for _, f := range limits {
 		f(&rc)
 	}
-	h, err := hub.Open(hub.Config{DBPath: path, OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: rc, Log: slog.New(slog.DiscardHandler)})
+	if openStore == nil {
+		openStore = sqliteAt(path)
+	}
+	h, err := hub.Open(hub.Config{OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: rc, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +140,21 @@ func attest(t testing.TB, owner, agent key, d time.Duration) nostr.Tag {
 		t.Fatal(err)
 	}
 	return tag
+}
+
+// deviceTag is the attestation `hive pair` gives a device it enrols
+// (pairing.NewBundle: the device clause, valid from now for d).
+func deviceTag(t testing.TB, owner, dev key, d time.Duration) nostr.Tag {
+	t.Helper()
+	ok, err := identity.KeysFromSecretHex(owner.sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := pairing.NewBundle(ok, dev.pk, nil, "", d, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Auth
 }
 
 // team is a hub with two members, alice and bob, and alice's attested agent,

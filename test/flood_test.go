@@ -107,23 +107,7 @@ func flood(t testing.TB, url string, pid int, member key, frame []byte, conns in
 		}()
 	}
 
-	var peak atomic.Int64
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if kb := procStatusKB(nil, pid, "VmRSS") * 1024; kb > peak.Load() {
-				peak.Store(kb)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	peak, sampled := sampleMax(rssOf(pid), stop)
 
 	time.Sleep(500 * time.Millisecond) // let the flood build up
 	end := time.Now().Add(d)
@@ -236,7 +220,7 @@ func TestUnauthenticatedFloodBinary(t *testing.T) {
 }
 
 // TestUnauthenticatedFloodProbe is the measurement behind SECURITY.md's
-// figures, opt in: HIVE_FLOOD_PROBE=1 go test -tags libsecp256k1 -count=1
+// figures, opt in: HIVE_FLOOD_PROBE=1 go test -tags libsecp256k1,sqlite_fts5 -count=1
 // -run TestUnauthenticatedFloodProbe -v ./test/ (HIVE_FLOOD_CONNS, default 64;
 // HIVE_FLOOD_SECONDS, default 15).
 func TestUnauthenticatedFloodProbe(t *testing.T) {

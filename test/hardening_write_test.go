@@ -217,9 +217,13 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
 	}
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", lost.pk}), "restricted:")
-	// Expired: its open connection stays, but its frames are refused.
-	time.Sleep(time.Until(briefUntil) + 100*time.Millisecond)
-	bc.refused(brief.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
+	// Expired: its open connection is closed at expiry (issue 23 item 3),
+	// and frames to it are refused.
+	select {
+	case <-closedAt(bc):
+	case <-time.After(time.Until(briefUntil) + 3*time.Second):
+		t.Fatal("the expired device's connection is still open 3 s after its attestation ended")
+	}
 	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", brief.pk}), "restricted:")
 
 	ag.must(agent.sign(t, 24200, "legit", nostr.Tag{"p", w.alice.pk}))
@@ -249,12 +253,13 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	h.verifyReplay(t)
 }
 
-// deviceOf attests a fresh key for owner as a paired device (its profile
-// carries the ["device"] marker) and authenticates it.
+// deviceOf enrols a fresh key for owner as a paired device (the pairing
+// flow's device attestation, and the profile hive join publishes) and
+// authenticates it.
 func deviceOf(t *testing.T, h *procHub, owner key, d time.Duration) (key, *raw) {
 	t.Helper()
 	dev := newKey(t)
-	tag := attest(t, owner, dev, d)
+	tag := deviceTag(t, owner, dev, d)
 	r := h.as(t, dev, tag)
 	r.must(dev.sign(t, 0, `{"name":"device"}`, tag, nostr.Tag{"device"}))
 	return dev, r

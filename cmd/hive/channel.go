@@ -87,7 +87,7 @@ func newChannelListCmd() *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "list [--all]",
-		Short: "List your channels with unread counts (content rows by others since your read-state); --all adds the open ones you could join",
+		Short: "List your channels with unread and mention counts (messages by others since your read-state); --all adds the open ones you could join",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withSession(cmd, func(ctx context.Context, s *session) error {
@@ -113,7 +113,7 @@ func newChannelListCmd() *cobra.Command {
 					for _, ch := range shown {
 						ch.Members = nil
 						if n, ok := unread[ch.ID]; ok {
-							ch.Unread = &n
+							ch.Unread, ch.Mentions = &n.Count, &n.Mentions
 						}
 						if err := output(cmd, ch, nil); err != nil {
 							return err
@@ -122,17 +122,17 @@ func newChannelListCmd() *cobra.Command {
 					return nil
 				}
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tNAME\tVISIBILITY\tROLE\tUNREAD")
+				fmt.Fprintln(w, "ID\tNAME\tVISIBILITY\tROLE\tUNREAD\tMENTIONS")
 				for _, ch := range shown {
-					u := "-"
+					u, at := "-", "-"
 					if n, ok := unread[ch.ID]; ok {
-						u = fmt.Sprint(n)
+						u, at = fmt.Sprint(n.Count), fmt.Sprint(n.Mentions)
 					}
 					role := ch.Role
 					if role == "" {
 						role = "-"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", ch.ID, ch.Name, ch.Visibility, role, u)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", ch.ID, ch.Name, ch.Visibility, role, u, at)
 				}
 				return w.Flush()
 			})

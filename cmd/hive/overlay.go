@@ -27,7 +27,7 @@ func overlayCmd(use, short, verb string, nargs int, build func(target nostr.Even
 				}
 			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
-				target, err := s.Event(ctx, args[0])
+				target, err := s.eventArg(ctx, args[0])
 				if err != nil {
 					return err
 				}

@@ -2,137 +2,187 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
+	"errors"
 	"os"
 	"os/signal"
-	"sort"
-	"strings"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
 
-// printRow prints one timeline row: an NDJSON object, or a line of text.
-func printRow(cmd *cobra.Command, r client.Row) error {
-	return output(cmd, r, func(w io.Writer) error {
-		var extra []string
-		if r.Edited {
-			extra = append(extra, "edited")
-		}
-		keys := make([]string, 0, len(r.Reactions))
-		for k := range r.Reactions {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			extra = append(extra, fmt.Sprintf("%s %d", k, r.Reactions[k]))
-		}
-		suffix := ""
-		if len(extra) > 0 {
-			suffix = " (" + strings.Join(extra, ", ") + ")"
-		}
-		reply := ""
-		if r.ReplyTo != "" {
-			reply = " ↳" + r.ReplyTo[:8]
-		}
-		_, err := fmt.Fprintf(w, "%s %s %s%s: %s%s\n", time.Unix(int64(r.CreatedAt), 0).Format("2006-01-02 15:04:05"), r.ID[:8], short(npub(r.Author)), reply, r.Text, suffix)
-		return err
-	})
-}
-
-func short(npub string) string {
-	if len(npub) < 20 {
-		return npub
-	}
-	return npub[:12] + "…" + npub[len(npub)-4:]
-}
-
 func newReadCmd() *cobra.Command {
 	var limit int
-	var before string
-	var noMark bool
+	var before, around string
+	var noMark, follow bool
 	cmd := &cobra.Command{
-		Use:   "read CHANNEL [--limit N] [--before ID]",
-		Short: "Print a channel's history (edits shown, deletes hidden, reactions counted), then mark it read",
-		Args:  exactArgs(1, "CHANNEL"),
+		Use:   "read CHANNEL [--limit N] [--before ID] [--follow] | read --around ID [--limit N]",
+		Short: "Print a channel's history (names, edits shown, deletes hidden, reactions counted, replies after what they answer), then mark it read",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if around != "" {
+				return exactArgs(0, "--around ID (no CHANNEL: the message's own)")(cmd, args)
+			}
+			return exactArgs(1, "CHANNEL")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 || limit > 1000 {
 				return usageErrorf("--limit %d: give 1 to 1000", limit)
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			if around != "" {
+				return readAround(cmd, around, limit)
+			}
+			if follow && before != "" {
+				return usageErrorf("--follow prints new rows after the newest: leave out --before")
+			}
+			return withFollow(cmd, follow, func(ctx context.Context, s *session) (*chat.Model, []string, error) {
 				ch, err := s.ResolveChannel(ctx, args[0])
 				if err != nil {
-					return err
+					return nil, nil, err
 				}
-				rows, newest, err := s.History(ctx, ch.ID, limit, before)
-				if err != nil {
-					return err
-				}
-				for _, r := range rows {
-					if err := printRow(cmd, r); err != nil {
-						return err
+				if before != "" {
+					if before, err = s.ResolveID(ctx, before); err != nil {
+						return nil, nil, err
 					}
 				}
-				if noMark || before != "" || newest == 0 {
-					return nil
+				page, err := s.History(ctx, ch.ID, limit, before)
+				if err != nil {
+					return nil, nil, err
 				}
-				return s.MarkRead(ctx, ch.ID, newest)
+				p := printer{cmd: cmd, m: page.Model}
+				for _, r := range page.Rows {
+					if err := p.row(chat.Added, r); err != nil {
+						return nil, nil, err
+					}
+				}
+				if !noMark && before == "" && page.Newest != 0 {
+					if err := s.MarkRead(ctx, ch.ID, page.Newest); err != nil {
+						return nil, nil, err
+					}
+				}
+				return page.Model, []string{ch.ID}, nil
 			})
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 50, "number of rows")
 	cmd.Flags().StringVar(&before, "before", "", "only rows older than this message id (paging; does not mark read)")
 	cmd.Flags().BoolVar(&noMark, "no-mark", false, "do not mark the channel read")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "then keep printing new rows, edits, deletes and reactions until interrupted")
+	cmd.Flags().StringVar(&around, "around", "", "the rows around this message id in its channel, --limit before and after it (does not mark read)")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
+}
+
+// readAround prints the rows around a message (a search hit, say).
+func readAround(cmd *cobra.Command, id string, n int) error {
+	return withSession(cmd, func(ctx context.Context, s *session) error {
+		id, err := s.ResolveID(ctx, id)
+		if err != nil {
+			return err
+		}
+		page, err := s.Around(ctx, id, n)
+		if err != nil {
+			return withHint(err, "the id given to --around must be a message you can read (hive search prints ids)")
+		}
+		p := printer{cmd: cmd, m: page.Model}
+		for _, r := range page.Rows {
+			if err := p.row(chat.Added, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func newTailCmd() *cobra.Command {
 	var limit int
-	var follow bool
+	var follow, all bool
 	cmd := &cobra.Command{
-		Use:   "tail CHANNEL [--follow] [--limit N]",
-		Short: "Print a channel's last messages; with --follow keep printing new ones as they arrive (reconnecting by itself)",
-		Args:  exactArgs(1, "CHANNEL"),
+		Use:   "tail [CHANNEL...] [--all] [--follow] [--limit N]",
+		Short: "Print channels' last messages; with --follow keep printing new ones, edits, deletes and reactions as they arrive (reconnecting by itself)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 || limit > 1000 {
 				return usageErrorf("--limit %d: give 0 to 1000", limit)
 			}
-			if !follow {
-				return withSession(cmd, func(ctx context.Context, s *session) error {
-					ch, err := s.ResolveChannel(ctx, args[0])
-					if err != nil {
-						return err
+			if (len(args) == 0) == !all {
+				return usageErrorf("give one or more channels, or --all (every channel you are a member of)")
+			}
+			return withFollow(cmd, follow, func(ctx context.Context, s *session) (*chat.Model, []string, error) {
+				ids, err := s.tailChannels(ctx, args, all)
+				if err != nil {
+					return nil, nil, err
+				}
+				m := s.NewModel()
+				p := printer{cmd: cmd, m: m, several: len(ids) > 1}
+				for _, id := range ids {
+					if limit == 0 {
+						continue
 					}
-					rows, _, err := s.History(ctx, ch.ID, max(limit, 1), "")
-					if err != nil {
-						return err
+					if _, err := s.LoadPage(ctx, m, id, limit, nil); err != nil {
+						return nil, nil, err
 					}
-					for _, r := range rows {
-						if err := printRow(cmd, r); err != nil {
-							return err
+					rows := m.Timeline(id)
+					for _, r := range rows[max(0, len(rows)-limit):] {
+						if err := p.row(chat.Added, r); err != nil {
+							return nil, nil, err
 						}
 					}
-					return nil
-				})
-			}
-			return followChannel(cmd, args[0], limit)
+				}
+				return m, ids, nil
+			})
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 10, "number of past messages to print first")
+	cmd.Flags().IntVar(&limit, "limit", 10, "number of past messages to print first (per channel)")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep following until interrupted")
+	cmd.Flags().BoolVar(&all, "all", false, "every channel you are a member of")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
 }
 
-// followChannel prints the last limit rows, then every new content row once, in
-// order, until interrupted. The connection is only bounded by --timeout
-// while it is first made.
-func followChannel(cmd *cobra.Command, channel string, limit int) error {
+// tailChannels resolves the channels to tail: those named, or all the
+// member's.
+func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]string, error) {
+	if !all {
+		var ids []string
+		for _, a := range args {
+			ch, err := s.ResolveChannel(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, ch.ID)
+		}
+		return ids, nil
+	}
+	chans, err := s.Channels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, ch := range chans {
+		if ch.Members[s.Member()] != "" || ch.Role != "" {
+			ids = append(ids, ch.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+	}
+	return ids, nil
+}
+
+// withFollow runs first (bounded by --timeout) and, with follow, then
+// prints every change to the channels it returns until interrupted; the
+// connection is bounded by --timeout only while first runs.
+func withFollow(cmd *cobra.Command, follow bool, first func(ctx context.Context, s *session) (*chat.Model, []string, error)) error {
+	if !follow {
+		return withSession(cmd, func(ctx context.Context, s *session) error {
+			_, _, err := first(ctx, s)
+			return err
+		})
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	dctx, cancel := context.WithTimeout(ctx, timeoutOf(cmd))
@@ -142,34 +192,49 @@ func followChannel(cmd *cobra.Command, channel string, limit int) error {
 		return err
 	}
 	defer s.Close()
-	ch, err := s.ResolveChannel(dctx, channel)
+	since := nostr.Now()
+	m, ids, err := first(dctx, s)
 	cancel()
 	if err != nil {
 		return err
 	}
-	f := nostr.Filter{Kinds: client.ContentKinds(), Tags: nostr.TagMap{"h": {ch.ID}}, Limit: limit}
-	if limit == 0 {
-		now := nostr.Now()
-		f.Since, f.Limit = &now, 0
-	}
-	sub, err := s.Subscribe(ctx, f)
-	if err != nil {
-		return err
-	}
-	defer sub.Close()
-	for {
-		select {
-		case ev, ok := <-sub.Events():
-			if !ok {
-				return sub.Err()
-			}
-			if err := printRow(cmd, client.RowOf(ev)); err != nil {
-				return err
-			}
-		case <-ctx.Done():
-			return nil
-		case <-s.Done():
-			return s.Err()
+	for _, id := range ids {
+		if m.Len(id) > 0 {
+			since -= 2 // what arrived while the history loaded comes again, merged once
+			break
 		}
 	}
+	err = followChannels(ctx, s, printer{cmd: cmd, m: m, several: len(ids) > 1}, ids, since)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil // interrupted: the normal end
+	}
+	return err
+}
+
+// followChannels applies every event of channels since to the printer's
+// model and prints each row that changed.
+func followChannels(ctx context.Context, s *session, p printer, channels []string, since nostr.Timestamp) error {
+	rowKinds := append(client.TimelineKinds(), kinds.Edit, kinds.DeleteInChannel, kinds.Reaction)
+	fs := []nostr.Filter{
+		{Kinds: rowKinds, Tags: nostr.TagMap{"h": channels}, Since: &since},
+		{Kinds: []int{kinds.Deletion, kinds.Reaction}, Since: &since}, // a kind 5 has no h; a reaction may lack one
+	}
+	return s.Follow(ctx, func(ev nostr.Event) (bool, error) {
+		for _, c := range p.m.Apply(&ev) {
+			if !slices.Contains(channels, c.Channel) || !c.Loaded {
+				continue
+			}
+			if c.Op == chat.Added {
+				s.LoadNames(ctx, p.m, client.KeysShown([]nostr.Event{ev})...) // a name not found shows as an npub
+			}
+			r, _ := p.m.Row(c.ID)
+			switch c.Op {
+			case chat.Added, chat.Edited, chat.Deleted, chat.Reacted:
+				if err := p.row(c.Op, r); err != nil {
+					return true, err
+				}
+			}
+		}
+		return false, nil
+	}, fs...)
 }

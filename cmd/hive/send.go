@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/chat"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
@@ -37,29 +39,26 @@ func newSendCmd() *cobra.Command {
 	var replyTo string
 	var mentions []string
 	cmd := &cobra.Command{
-		Use:   "send CHANNEL [TEXT|-] [--reply-to ID] [--mention NPUB]...",
+		Use:   "send CHANNEL [TEXT|-] [--reply-to ID] [--mention KEY]...",
 		Short: "Send a message to a channel (TEXT, or standard input for - or none)",
 		Example: `  hive send general "hello"
   echo "build is green" | hive send ops -
-  hive send general "on it" --reply-to <id> --mention npub1...`,
+  hive send general "on it" --reply-to 1a2b3c4d --mention claude
+  hive send general "@claude what is 2+2?"`,
 		Args: rangeArgs(1, 2, "CHANNEL [TEXT|-]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := textArg(cmd, args, 1)
 			if err != nil {
 				return err
 			}
-			var pks []string
-			for _, m := range mentions {
-				pk, err := pubkeyArg(m)
+			return withSession(cmd, func(ctx context.Context, s *session) error {
+				pks, err := s.mentions(ctx, text, mentions)
 				if err != nil {
 					return err
 				}
-				pks = append(pks, pk)
-			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
 				var ev nostr.Event
 				if replyTo != "" {
-					parent, err := s.Event(ctx, replyTo)
+					parent, err := s.eventArg(ctx, replyTo)
 					if err != nil {
 						return withHint(err, "the id given to --reply-to must be a message you can read")
 					}
@@ -76,7 +75,7 @@ func newSendCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&replyTo, "reply-to", "", "id of the message to answer (threads under its root)")
-	cmd.Flags().StringArrayVar(&mentions, "mention", nil, "mention a key (npub or hex; repeatable)")
+	cmd.Flags().StringArrayVar(&mentions, "mention", nil, "mention a key (npub, hex or a name; repeatable); @name in TEXT mentions too")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
 }
@@ -90,27 +89,31 @@ func publishRow(ctx context.Context, cmd *cobra.Command, s *session, ev nostr.Ev
 		}
 		return err
 	}
-	return output(cmd, client.RowOf(stored), func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "sent %s to %s\n", stored.ID, client.ChannelOf(stored))
+	p := printer{cmd: cmd, m: s.NewModel()}
+	p.m.Apply(&stored)
+	if err := s.LoadNames(ctx, p.m, stored.PubKey); err != nil {
 		return err
-	})
+	}
+	r, _ := p.m.Row(stored.ID)
+	out := p.out(chat.Added, r)
+	return outputLine(cmd, out, "sent %s to %s as %s", stored.ID, client.ChannelOf(stored), out.Label)
 }
 
 func newDMCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "dm NPUB [TEXT|-]",
+		Use:   "dm KEY [TEXT|-]",
 		Short: "Send a direct message (the DM channel is created on first use)",
-		Args:  rangeArgs(1, 2, "NPUB [TEXT|-]"),
+		Args:  rangeArgs(1, 2, "KEY [TEXT|-]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pk, err := pubkeyArg(args[0])
-			if err != nil {
-				return err
-			}
 			text, err := textArg(cmd, args, 1)
 			if err != nil {
 				return err
 			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
+				pk, err := s.ResolveKey(ctx, args[0])
+				if err != nil {
+					return err
+				}
 				if pk == s.PublicKey() {
 					return usageErrorf("that is your own key: a DM needs another participant")
 				}
@@ -118,10 +121,51 @@ func newDMCmd() *cobra.Command {
 				if _, err := s.Publish(ctx, client.DMCreate(id, pk)); err != nil && !errors.Is(err, client.ErrDuplicate) {
 					return err
 				}
-				return publishRow(ctx, cmd, s, client.Message(id, text))
+				pks, err := s.mentions(ctx, text, nil)
+				if err != nil {
+					return err
+				}
+				return publishRow(ctx, cmd, s, client.Message(id, text, pks...))
 			})
 		},
 	}
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
+}
+
+// mentions are the keys a message mentions: those given (keys or names),
+// then the @names of its text.
+func (s *session) mentions(ctx context.Context, text string, given []string) ([]string, error) {
+	var out []string
+	for _, m := range given {
+		pk, err := s.ResolveKey(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pk)
+	}
+	if !strings.Contains(text, "@") {
+		return out, nil
+	}
+	n, err := s.Directory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inText, err := client.MentionsIn(n, text)
+	for _, pk := range inText {
+		if !slices.Contains(out, pk) {
+			out = append(out, pk)
+		}
+	}
+	return out, err
+}
+
+// eventArg fetches the event an id argument names (a full id or the short
+// one read and tail print).
+func (s *session) eventArg(ctx context.Context, arg string) (nostr.Event, error) {
+	id, err := s.ResolveID(ctx, arg)
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	return s.Event(ctx, id)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/ainb/hive/client"
@@ -50,54 +49,24 @@ type target struct {
 	pinProfile string
 }
 
+// resolveTarget reads the flags and environment; client.ResolveTarget
+// fills in the rest from the profile.
 func resolveTarget(cmd *cobra.Command) (target, error) {
-	var t target
-	name := flagOrEnv(cmd, "profile", "HIVE_PROFILE")
-	hub := flagOrEnv(cmd, "hub", "HIVE_HUB", "HIVE_URL")
-	t.keyFile = flagOrEnv(cmd, "key", "HIVE_KEY")
-	t.pin = flagOrEnv(cmd, "pin", "HIVE_PIN")
-	tag := flagOrEnv(cmd, "auth-tag", "HIVE_AUTH_TAG")
-	if hub != "" {
-		t.hubs = []string{hub}
+	spec := client.TargetSpec{
+		Profile: flagOrEnv(cmd, "profile", "HIVE_PROFILE"),
+		Hub:     flagOrEnv(cmd, "hub", "HIVE_HUB", "HIVE_URL"),
+		Key:     flagOrEnv(cmd, "key", "HIVE_KEY"),
+		Pin:     flagOrEnv(cmd, "pin", "HIVE_PIN"),
+		AuthTag: flagOrEnv(cmd, "auth-tag", "HIVE_AUTH_TAG"),
 	}
-	if name != "" || hub == "" || t.keyFile == "" {
-		home, err := client.Home(os.LookupEnv)
-		if err != nil {
-			return t, err
-		}
-		profs, err := client.LoadProfiles(home)
-		if err != nil {
-			return t, err
-		}
-		pr, err := profs.Get(name)
-		if err != nil {
-			if hub == "" || t.keyFile == "" {
-				return t, withHint(exitWith(exitUsage, err), "`hive profile add NAME --hub URL --key FILE`, or give --hub URL and --key FILE")
-			}
-		} else {
-			t.profile = pr.Name
-			if hub == "" {
-				t.hubs = pr.Hubs
-			}
-			if t.keyFile == "" {
-				t.keyFile = pr.Key
-			}
-			// the profile's pin belongs to the profile's hubs
-			if t.pin == "" && len(t.hubs) > 0 && slices.Contains(pr.Hubs, t.hubs[0]) {
-				t.pin, t.pinProfile = pr.Pin, pr.Name
-			}
-			if tag == "" {
-				tag = pr.Attestation
-			}
-		}
+	t, err := client.ResolveTarget(spec, os.LookupEnv)
+	switch {
+	case errors.Is(err, client.ErrNotFound):
+		return target{}, withHint(exitWith(exitUsage, err), "`hive profile add NAME --hub URL --key FILE`, or give --hub URL and --key FILE")
+	case err != nil:
+		return target{}, err
 	}
-	if tag != "" {
-		var err error
-		if t.authTag, err = identity.ParseTagJSON(tag); err != nil {
-			return t, usageErrorf("auth tag: %v", err)
-		}
-	}
-	return t, nil
+	return target{profile: t.Profile, hubs: t.Hubs, pin: t.Pin, keyFile: t.KeyFile, authTag: t.AuthTag, pinProfile: t.PinProfile}, nil
 }
 
 // session is one command's connection to the hub.

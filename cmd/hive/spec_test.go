@@ -140,8 +140,8 @@ func TestSpecJSONShapes(t *testing.T) {
 		v       any
 		drop    []string // keys this command leaves out
 	}{
-		{"Row", client.Row{}, nil},
-		{"hive channel info", client.Channel{}, []string{"unread"}},
+		{"Row", rowOut{}, nil},
+		{"hive channel info", client.Channel{}, []string{"unread", "mentions"}},
 		{"hive channel list", client.Channel{}, []string{"members"}},
 		{"hive agent list", client.AgentStatus{}, nil},
 		{"hive profile add", profileView{}, nil},

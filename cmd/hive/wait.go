@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
@@ -13,55 +16,52 @@ import (
 func newWaitCmd() *cobra.Command {
 	var replyTo, from string
 	cmd := &cobra.Command{
-		Use:   "wait --reply-to ID [--from NPUB] [--timeout 5m]",
-		Short: "Block until a reply to message ID arrives (from NPUB if given) and print it; exit 6 on timeout",
-		Example: `  id=$(hive send ops "@agent status?" --mention npub1agent... --json | jq -r .id)
-  hive wait --reply-to "$id" --from npub1agent... --timeout 2m --json`,
+		Use:   "wait --reply-to ID [--from KEY] [--timeout 5m]",
+		Short: "Block until a reply to message ID arrives (from KEY if given: an npub, hex or a name) and print it; exit 6 on timeout",
+		Example: `  id=$(hive send ops "@agent status?" --mention claude --json | jq -r .id)
+  hive wait --reply-to "$id" --from claude --timeout 2m --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if replyTo == "" {
 				return usageErrorf("--reply-to ID is required")
 			}
-			var fromPK string
-			if from != "" {
-				var err error
-				if fromPK, err = pubkeyArg(from); err != nil {
-					return err
-				}
-			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
-				parent, err := s.Event(ctx, replyTo)
+				id, err := s.ResolveID(ctx, replyTo)
 				if err != nil {
 					return err
 				}
-				since := parent.CreatedAt
+				parent, err := s.Event(ctx, id)
+				if err != nil {
+					return err
+				}
+				since := parent.CreatedAt - 1 // a reply's clock may be behind
 				f := nostr.Filter{Kinds: client.ContentKinds(), Tags: nostr.TagMap{"e": {parent.ID}}, Since: &since}
-				if fromPK != "" {
-					f.Authors = []string{fromPK}
-				}
-				sub, err := s.Subscribe(ctx, f)
-				if err != nil {
-					return err
-				}
-				defer sub.Close()
-				for {
-					select {
-					case ev, ok := <-sub.Events():
-						if !ok {
-							return sub.Err()
-						}
-						if client.ReplyTo(ev) == parent.ID {
-							return printRow(cmd, client.RowOf(ev))
-						}
-					case <-ctx.Done():
-						return exitWith(exitTimeout, fmt.Errorf("no reply to %s within %s", parent.ID, timeoutOf(cmd)))
+				if from != "" {
+					pk, err := s.ResolveKey(ctx, from)
+					if err != nil {
+						return err
 					}
+					f.Authors = []string{pk}
 				}
+				p := printer{cmd: cmd, m: s.NewModel()}
+				err = s.Follow(ctx, func(ev nostr.Event) (bool, error) {
+					if kinds.ReplyTo(&ev) != parent.ID {
+						return false, nil
+					}
+					p.m.Apply(&ev)
+					s.LoadNames(ctx, p.m, ev.PubKey)
+					r, _ := p.m.Row(ev.ID)
+					return true, p.row(chat.Added, r)
+				}, f)
+				if errors.Is(err, context.DeadlineExceeded) {
+					return exitWith(exitTimeout, fmt.Errorf("no reply to %s within %s", parent.ID, timeoutOf(cmd)))
+				}
+				return err
 			})
 		},
 	}
-	cmd.Flags().StringVar(&replyTo, "reply-to", "", "id of the message whose reply to wait for")
-	cmd.Flags().StringVar(&from, "from", "", "only a reply by this key (npub or hex)")
-	addTimeoutFlag(cmd, 5*time.Minute)
+	cmd.Flags().StringVar(&replyTo, "reply-to", "", "id of the message whose reply to wait for (or the short id read and tail print)")
+	cmd.Flags().StringVar(&from, "from", "", "only a reply by this key (npub, hex or a name)")
+	addTimeoutFlag(cmd, 5*time.Second*60)
 	return cmd
 }

@@ -189,7 +189,7 @@ func (c *conn) handleEvent(arr []json.RawMessage) {
 		return
 	}
 	raw := arr[1]
-	ok(c.s.deliver(ev.ID, p, func(subID string) []byte {
+	ok(c.s.deliver(ev.ID, p, c.ip, func(subID string) []byte {
 		b, _ := json.Marshal([]any{"EVENT", subID, raw})
 		return b
 	}))

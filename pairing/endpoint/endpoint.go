@@ -5,12 +5,13 @@
 package endpoint
 
 import (
+	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/ainb/hive/relay"
 	"github.com/gorilla/websocket"
 )
 
@@ -28,9 +29,12 @@ type Server struct {
 	subs      map[string]*conn     // p value -> its one live subscriber
 	seen      map[string]time.Time // event ids reserved or delivered
 	delivered map[string]*quota    // p value -> deliveries so far
+	byAddr    map[string]*quota    // source address -> deliveries it sent or received since last
 	closed    bool
 }
 
+// quota counts deliveries: to a p (last is the latest), or of an address
+// (last is when its window started).
 type quota struct {
 	n    int
 	last time.Time
@@ -44,7 +48,7 @@ func New(lim Limits, log *slog.Logger) *Server {
 	}
 	s := &Server{lim: lim, log: log, now: time.Now,
 		conns: map[*conn]struct{}{}, perIP: map[string]int{}, subs: map[string]*conn{},
-		seen: map[string]time.Time{}, delivered: map[string]*quota{}}
+		seen: map[string]time.Time{}, delivered: map[string]*quota{}, byAddr: map[string]*quota{}}
 	s.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 1024,
 		CheckOrigin: func(*http.Request) bool { return true }}
 	return s
@@ -59,10 +63,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hive pairing endpoint: connect with a websocket (NIP-AB, kind 24134)", http.StatusBadRequest)
 		return
 	}
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
+	ip := relay.AddrKey(r.RemoteAddr)
 	if msg := s.admit(ip); msg != "" {
 		http.Error(w, msg, http.StatusServiceUnavailable)
 		return
@@ -166,9 +167,9 @@ func (s *Server) listening(p string) bool {
 	return s.subs[p] != nil
 }
 
-// deliver hands an accepted event to the one live subscriber of p. It
-// returns the OK message ("" for success).
-func (s *Server) deliver(id, p string, frame func(subID string) []byte) string {
+// deliver hands an accepted event from the address from to the one live
+// subscriber of p. It returns the OK message ("" for success).
+func (s *Server) deliver(id, p, from string, frame func(subID string) []byte) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -193,13 +194,45 @@ func (s *Server) deliver(id, p string, frame func(subID string) []byte) string {
 	if q.n >= s.lim.DeliveriesPerP {
 		return "rate-limited: too many events for this recipient"
 	}
+	if msg := s.addrSpent(now, from, "your address"); msg != "" {
+		return msg
+	}
+	if msg := s.addrSpent(now, sub.ip, "the recipient's address"); msg != "" {
+		return msg
+	}
 	if !sub.send(frame(sub.subID)) {
 		return "error: the recipient's connection is gone; retry"
 	}
 	q.n++
 	q.last = now
 	s.seen[id] = now
+	s.charge(now, from)
+	if sub.ip != from {
+		s.charge(now, sub.ip)
+	}
 	return ""
+}
+
+// addrSpent says why addr may have no more deliveries in its window, or "".
+// Called with s.mu held.
+func (s *Server) addrSpent(now time.Time, addr, who string) string {
+	q := s.byAddr[addr]
+	if q == nil || now.Sub(q.last) > s.lim.SeenTTL || q.n < s.lim.AddrEvents {
+		return ""
+	}
+	wait := s.lim.SeenTTL - now.Sub(q.last)
+	return fmt.Sprintf("rate-limited: %s has used its %d pairing events for %d s; try again in %d s",
+		who, s.lim.AddrEvents, int(s.lim.SeenTTL/time.Second), int(wait/time.Second)+1)
+}
+
+// charge counts one delivery against addr's window. Called with s.mu held.
+func (s *Server) charge(now time.Time, addr string) {
+	q := s.byAddr[addr]
+	if q == nil || now.Sub(q.last) > s.lim.SeenTTL {
+		q = &quota{last: now}
+		s.byAddr[addr] = q
+	}
+	q.n++
 }
 
 // prune forgets ids and quotas older than SeenTTL. Called with s.mu held.
@@ -209,9 +242,11 @@ func (s *Server) prune(now time.Time) {
 			delete(s.seen, id)
 		}
 	}
-	for p, q := range s.delivered {
-		if now.Sub(q.last) > s.lim.SeenTTL {
-			delete(s.delivered, p)
+	for _, m := range []map[string]*quota{s.delivered, s.byAddr} {
+		for k, q := range m {
+			if now.Sub(q.last) > s.lim.SeenTTL {
+				delete(m, k)
+			}
 		}
 	}
 }

@@ -17,6 +17,7 @@ type Limits struct {
 	Freshness      time.Duration // created_at must be within now ± this (default 120 s)
 	SeenTTL        time.Duration // how long an event id is remembered for dedup (default 300 s)
 	SeenCap        int           // remembered ids (and #p delivery counters); past it, new events are refused (default 4096)
+	AddrEvents     int           // events one source address may have delivered, as sender or recipient, per SeenTTL (default 128)
 	MaxSubIDLength int           // default 64
 	WriteTimeout   time.Duration // per outbound message (default 5 s)
 	OutboundQueue  int           // messages queued for one connection before it is dropped (default 16)
@@ -47,6 +48,7 @@ func (l *Limits) defaults() {
 	setD(&l.Freshness, 120*time.Second)
 	setD(&l.SeenTTL, 300*time.Second)
 	set(&l.SeenCap, 4096)
+	set(&l.AddrEvents, 128)
 	set(&l.MaxSubIDLength, 64)
 	setD(&l.WriteTimeout, 5*time.Second)
 	set(&l.OutboundQueue, 16)

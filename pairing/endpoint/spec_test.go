@@ -28,6 +28,8 @@ func TestSpecStatesLimits(t *testing.T) {
 		fmt.Sprintf("| `created_at_window` | ±%d s |", secs(l.Freshness)),
 		fmt.Sprintf("| `seen_ttl` | %d s |", secs(l.SeenTTL)),
 		fmt.Sprintf("| `seen_capacity` | %d ids |", l.SeenCap),
+		fmt.Sprintf("| `max_events_per_address` | %d delivered per source address per `seen_ttl`, sent or received |", l.AddrEvents),
+		fmt.Sprintf("rate-limited: your address has used its %d pairing events for %d s", l.AddrEvents, secs(l.SeenTTL)),
 		fmt.Sprintf("| `max_subid_length` | %d |", l.MaxSubIDLength),
 		fmt.Sprintf("| `outbound_queue` | %d messages, then the connection is dropped |", l.OutboundQueue),
 	}

@@ -105,7 +105,11 @@ func (d *db) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	all := schema()
+	var hadIndex bool
+	if err := tx.QueryRowContext(ctx, `SELECT to_regclass('search') IS NOT NULL`).Scan(&hadIndex); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	all := append(schema(), searchSchema...)
 	if d.opts.Projector != nil {
 		all = append(all, d.opts.Projector.Schema()...)
 	}
@@ -113,6 +117,11 @@ func (d *db) migrate(ctx context.Context) error {
 	for _, stmt := range all {
 		stmt = portable(stmt)
 		if _, err := t.Exec(stmt); err != nil {
+			return fmt.Errorf("postgres schema: %w", err)
+		}
+	}
+	if !hadIndex {
+		if err := store.MarkSearchBackfill(t); err != nil {
 			return fmt.Errorf("postgres schema: %w", err)
 		}
 	}
@@ -127,6 +136,20 @@ func (d *db) Close() {
 
 // Reader reads with ? placeholders, rewritten to $n.
 func (s *Store) Reader() store.Reader { return reader{s.r} }
+
+// Reader is db (a connection to a log's database) read with ? placeholders.
+func Reader(db *sql.DB) store.Reader { return reader{db} }
+
+// OpenReadOnly connects to the database at dsn for reading only, for tools
+// that read a log hubs may be writing (status, replay --verify).
+func OpenReadOnly(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
+	}
+	cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	return stdlib.OpenDB(*cfg), nil
+}
 
 // reader is the pool with ? placeholders.
 type reader struct{ db *sql.DB }

@@ -32,3 +32,18 @@ func TestSuite(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchIndexBuildsOnAnOldLog: a log written before the search index
+// existed is indexed in the background when opened, by current text.
+func TestSearchIndexBuildsOnAnOldLog(t *testing.T) {
+	dsn := pg.DSN(t)
+	storetest.SearchBackfill(t, func(t testing.TB, o storetest.Options) func() storetest.Store {
+		return func() storetest.Store { return open(t, dsn, store.Options{}) }
+	}, func() {
+		s := open(t, dsn, store.Options{})
+		defer s.Close()
+		if _, err := s.r.Exec(`DROP TABLE search; DROP TABLE search_state`); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

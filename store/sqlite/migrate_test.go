@@ -50,3 +50,27 @@ func TestChannelColumnMigratesAnOldLog(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchIndexBuildsOnAnOldLog: a log written before the search index
+// existed is indexed in the background when opened, by current text.
+func TestSearchIndexBuildsOnAnOldLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hive.db")
+	storetest.SearchBackfill(t, func(t testing.TB, o storetest.Options) func() storetest.Store {
+		return func() storetest.Store {
+			s, err := sqlite.Open(path, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}, func() {
+		db, err := sql.Open("sqlite3", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`DROP TABLE search; DROP TABLE search_state`); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

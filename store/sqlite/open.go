@@ -86,15 +86,9 @@ func Open(path string, opts store.Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	all := schema()
-	if opts.Projector != nil {
-		all = append(all, opts.Projector.Schema()...)
-	}
-	for _, stmt := range all {
-		if _, err := w.Exec(stmt); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("store schema: %w", err)
-		}
+	if err := createSchema(w, opts); err != nil {
+		w.Close()
+		return nil, err
 	}
 	if err := migrateChannel(w); err != nil {
 		w.Close()

@@ -1,6 +1,41 @@
 package sqlite
 
-import "github.com/ainb/hive/store"
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/ainb/hive/store"
+)
+
+// createSchema creates the log's tables, the search index and the
+// projector's tables. A search index new to an existing log is marked for
+// its background build.
+func createSchema(w *sql.DB, opts store.Options) error {
+	var hadIndex bool
+	if err := w.QueryRow(`SELECT COUNT(*) > 0 FROM sqlite_master WHERE name = 'search'`).Scan(&hadIndex); err != nil {
+		return fmt.Errorf("store schema: %w", err)
+	}
+	all := append(schema(), searchSchema...)
+	if opts.Projector != nil {
+		all = append(all, opts.Projector.Schema()...)
+	}
+	for _, stmt := range all {
+		if _, err := w.Exec(stmt); err != nil {
+			if strings.Contains(err.Error(), "no such module: fts5") {
+				return fmt.Errorf("store schema: this hive was built without SQLite's full-text search: build it with make build (go build -tags 'libsecp256k1 sqlite_fts5')")
+			}
+			return fmt.Errorf("store schema: %w", err)
+		}
+	}
+	if hadIndex {
+		return nil
+	}
+	if err := store.MarkSearchBackfill(w); err != nil {
+		return fmt.Errorf("store schema: %w", err)
+	}
+	return nil
+}
 
 // schema is plain SQL that the PostgreSQL log mirrors: no SQLite-only column
 // types, the event's canonical JSON kept verbatim in raw.

@@ -21,6 +21,7 @@ type Store interface {
 	DeleteEvent(ctx context.Context, ev *nostr.Event) error
 	Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 	QueryRaw(ctx context.Context, f nostr.Filter, scope *store.Scope) ([]store.Stored, error)
+	Search(ctx context.Context, f nostr.Filter, scope *store.Scope) ([]store.Hit, error)
 	CountEvents(ctx context.Context, f nostr.Filter) (int64, error)
 	CountFilters(ctx context.Context, filters []nostr.Filter, scope *store.Scope) (int64, error)
 	Unreadable(ctx context.Context, ids []string, scope *store.Scope) (string, error)
@@ -63,6 +64,9 @@ func Run(t *testing.T, newStore New) {
 		{"RecipientOnly", recipientOnly},
 		{"Unreadable", unreadable},
 		{"DeleteEvent", deleteEvent},
+		{"SearchSyntaxAndFilters", searchSyntax},
+		{"SearchInsideTheReadScope", searchScope},
+		{"SearchEditsAndDeletes", searchEditsAndDeletes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })

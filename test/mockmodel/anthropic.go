@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // Anthropic is a running mock of the Anthropic messages API.
@@ -86,8 +89,22 @@ func (m *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 		stop = "tool_use"
 		m.note("messages: tool_use Bash")
 	default:
-		answer = []block{{Type: "text", Text: m.Text}}
-		m.note(fmt.Sprintf("messages: text (tools=%d)", len(req.Tools)))
+		text := m.Text
+		if last >= 0 {
+			if c := lastCue(sayCue, req.Messages[last].Content); c != "" {
+				text = c
+			}
+		}
+		answer = []block{{Type: "text", Text: text}}
+		m.note(fmt.Sprintf("messages: text %q (tools=%d)", text, len(req.Tools)))
+		if os.Getenv("MOCKMODEL_DEBUG") != "" {
+			b, _ := json.Marshal(req.Messages)
+			m.note(string(b))
+		}
+	}
+	var pause time.Duration
+	if last >= 0 {
+		pause, _ = time.ParseDuration(lastCue(slowCue, req.Messages[last].Content))
 	}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
@@ -95,8 +112,16 @@ func (m *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 			"content": answer, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 12, "output_tokens": 5}})
 		return
 	}
-	stream(w, req.Model, answer, stop)
+	stream(w, r, req.Model, answer, stop, pause)
 }
+
+// The cues of the Anthropic mock's plain answers: [[say:WORD]] answers WORD
+// instead of Text; [[slow:DUR]] pauses the stream for DUR after the first
+// half of the text (or until the client goes away).
+var (
+	sayCue  = regexp.MustCompile(`\[\[say:([^\]]+)\]\]`)
+	slowCue = regexp.MustCompile(`\[\[slow:([^\]]+)\]\]`)
+)
 
 func hasToolResult(bs []block) bool {
 	for _, b := range bs {
@@ -117,8 +142,27 @@ func userText(bs []block) string {
 	return s.String()
 }
 
-// stream writes the answer as the messages API's server-sent events.
-func stream(w http.ResponseWriter, model string, answer []block, stop string) {
+// lastCue is the argument of the last text block's last cue of re in a
+// message's content ("" if that block has none): a user message may carry
+// earlier prompts' text blocks too.
+func lastCue(re *regexp.Regexp, content json.RawMessage) string {
+	bs := blocks(content)
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i].Type != "text" {
+			continue
+		}
+		if cs := re.FindAllStringSubmatch(bs[i].Text, -1); len(cs) > 0 {
+			return cs[len(cs)-1][1]
+		}
+		return ""
+	}
+	return ""
+}
+
+// stream writes the answer as the messages API's server-sent events,
+// pausing after the first half of each text for pause (or until the request
+// ends).
+func stream(w http.ResponseWriter, r *http.Request, model string, answer []block, stop string, pause time.Duration) {
 	send := sse(w)
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_mock", "type": "message", "role": "assistant",
 		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 12, "output_tokens": 1}}})
@@ -127,8 +171,15 @@ func stream(w http.ResponseWriter, model string, answer []block, stop string) {
 		case "text":
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
 			half := len(b.Text) / 2
-			for _, part := range []string{b.Text[:half], b.Text[half:]} {
+			for j, part := range []string{b.Text[:half], b.Text[half:]} {
 				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": part}})
+				if j == 0 && pause > 0 {
+					select {
+					case <-time.After(pause):
+					case <-r.Context().Done():
+						return
+					}
+				}
 			}
 		case "tool_use":
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})

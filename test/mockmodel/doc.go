@@ -14,5 +14,6 @@
 // running ShellCommand; the request carrying that call's output is answered
 // with "the command ran". Everything else is answered with Text. The OpenAI
 // mock also answers "[[recall]]" with the [[remember:WORD]] cues of the
-// conversation it was sent.
+// conversation it was sent. The Anthropic mock answers "[[say:WORD]]" with
+// WORD, and pauses mid-answer for "[[slow:DUR]]".
 package mockmodel

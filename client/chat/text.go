@@ -1,0 +1,37 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// systemWords says a system row's type in words: %[1]s is the actor's
+// name, %[2]s the target's.
+var systemWords = map[string]string{
+	"channel_created":  "%[1]s created the channel",
+	"channel_archived": "%[1]s archived the channel",
+	"member_added":     "%[1]s added %[2]s",
+	"member_joined":    "%[2]s joined",
+	"member_removed":   "%[1]s removed %[2]s",
+	"member_left":      "%[2]s left",
+}
+
+// Text is what a row says to a person: a message's text with its mentions
+// as @name; a system row in words ("alice joined"); "" for a tombstone.
+func (m *Model) Text(r Row) string {
+	if !r.System {
+		return m.names.Render(r.Text, r.Mentions)
+	}
+	var body struct{ Type, Actor, Target string }
+	if json.Unmarshal([]byte(r.Text), &body) != nil || body.Type == "" {
+		return r.Text
+	}
+	actor, target := m.names.Name(body.Actor), ""
+	if body.Target != "" {
+		target = m.names.Name(body.Target)
+	}
+	if w, ok := systemWords[body.Type]; ok {
+		return fmt.Sprintf(w, actor, target)
+	}
+	return fmt.Sprintf("%s: %s %s", body.Type, actor, target)
+}

@@ -1,0 +1,89 @@
+package chat
+
+import "github.com/nbd-wtf/go-nostr"
+
+// ReadPositions is where a member has read up to, per read context: a
+// channel id, or "thread:<root id>" for a thread. 0 means nothing read.
+// The read-state implementation (one per member, shared by their devices)
+// provides it.
+type ReadPositions interface {
+	ReadUpTo(context string) nostr.Timestamp
+}
+
+// Positions is a ReadPositions held in a map.
+type Positions map[string]nostr.Timestamp
+
+// ReadUpTo is the position of context.
+func (p Positions) ReadUpTo(context string) nostr.Timestamp { return p[context] }
+
+// ThreadContext is the read context of the thread rooted at root.
+func ThreadContext(root string) string { return "thread:" + root }
+
+// Unread is what a member has not read in a channel or a thread.
+type Unread struct {
+	Count       int    `json:"unread"`
+	Mentions    int    `json:"mentions"`               // of those, the ones that p-tag the member
+	FirstUnread string `json:"first_unread,omitempty"` // the oldest unread row (for a new-messages divider)
+}
+
+// Own reports whether author is the member: their key, or one of their
+// paired devices.
+func (m *Model) Own(author string) bool {
+	return author == m.me || m.names.ActsFor(author) == m.me
+}
+
+// unread reports whether r counts as unread: a content kind, visible, not
+// the member's own, newer than the channel's position and, for a reply,
+// than its thread's.
+func (m *Model) unread(r *row, chPos nostr.Timestamp, rp ReadPositions) bool {
+	if r.created <= chPos || !counts(r.kind) || m.gone[r.id] || m.Own(r.author) {
+		return false
+	}
+	return r.root == "" || r.created > rp.ReadUpTo(ThreadContext(r.root))
+}
+
+func (m *Model) mentions(r *row) bool {
+	for _, p := range r.mentions {
+		if p == m.me {
+			return true
+		}
+	}
+	return false
+}
+
+// Unread counts channel's unread rows (replies included, each also covered
+// by its thread's position) and mentions.
+func (m *Model) Unread(channel string, rp ReadPositions) Unread {
+	ch := m.channels[channel]
+	if ch == nil {
+		return Unread{}
+	}
+	pos := rp.ReadUpTo(channel)
+	floor := (int64(pos) + 1) * 1000 // rows placed before it are all read
+	return m.count(*ch, pos, rp, func(r *row) bool { return r.k.t >= floor })
+}
+
+// ThreadUnread counts the unread replies of root's thread.
+func (m *Model) ThreadUnread(root string, rp ReadPositions) Unread {
+	th := m.threads[root]
+	if th == nil || len(*th) == 0 {
+		return Unread{}
+	}
+	return m.count(*th, rp.ReadUpTo((*th)[0].channel), rp, func(*row) bool { return true })
+}
+
+// count walks rows from the newest while more may be unread.
+func (m *Model) count(rows sorted, chPos nostr.Timestamp, rp ReadPositions, more func(*row) bool) Unread {
+	var u Unread
+	for i := len(rows) - 1; i >= 0 && more(rows[i]); i-- {
+		r := rows[i]
+		if m.unread(r, chPos, rp) {
+			u.Count++
+			if m.mentions(r) {
+				u.Mentions++
+			}
+			u.FirstUnread = r.id
+		}
+	}
+	return u
+}

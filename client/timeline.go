@@ -1,0 +1,125 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Member is the member the client acts for: for a paired device (its auth
+// tag is a device attestation, with the device clause) its owner, else its
+// own key; an agent acts as itself (spec/auth.md, "Devices act as their
+// owner"). Roles, channel membership and read positions are the member's.
+func (c *Client) Member() string {
+	if c.opts.AuthTag != nil {
+		if a, err := identity.ParseAuthTag(c.opts.AuthTag); err == nil && a.Device {
+			return a.Owner
+		}
+	}
+	return c.keys.PublicHex
+}
+
+// NewModel is an empty chat model for the client's member.
+func (c *Client) NewModel() *chat.Model { return chat.New(c.Member()) }
+
+// LoadPage loads into m a page of channel: up to limit content rows at or
+// before until (nil: the newest), their overlays by #e, and the profiles
+// of the keys they show. It returns the rows' events, oldest first.
+func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, limit int, until *nostr.Timestamp) ([]nostr.Event, error) {
+	f := nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until}
+	evs, err := c.Query(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range evs {
+		m.Apply(&evs[i])
+	}
+	if err := c.LoadOverlays(ctx, m, evs); err != nil {
+		return nil, err
+	}
+	return evs, c.LoadNames(ctx, m, KeysShown(evs)...)
+}
+
+// LoadOverlays fetches the overlays of evs by #e, and the deletions of
+// those overlays (a retracted reaction or edit), into m.
+func (c *Client) LoadOverlays(ctx context.Context, m *chat.Model, evs []nostr.Event) error {
+	ids := make([]string, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	for hop := 0; hop < 2 && len(ids) > 0; hop++ {
+		var next []string
+		for chunk := range slices.Chunk(ids, 500) {
+			f := nostr.Filter{Kinds: OverlayKinds(), Tags: nostr.TagMap{"e": chunk}, Limit: 5000}
+			if hop == 1 {
+				f.Kinds = []int{kinds.Deletion}
+			}
+			o, err := c.Query(ctx, f)
+			if err != nil {
+				return fmt.Errorf("overlays: %w", err)
+			}
+			for i := range o {
+				m.Apply(&o[i])
+				if o[i].Kind != kinds.Deletion && o[i].Kind != kinds.DeleteInChannel {
+					next = append(next, o[i].ID)
+				}
+			}
+		}
+		ids = next
+	}
+	return nil
+}
+
+// LoadNames fetches the kind 0 profiles of pks that m does not name yet,
+// then those of the owners they name (an agent is shown with its owner).
+func (c *Client) LoadNames(ctx context.Context, m *chat.Model, pks ...string) error {
+	for round := 0; round < 2; round++ {
+		var want []string
+		for _, pk := range pks {
+			if !m.Names().Known(pk) && !slices.Contains(want, pk) {
+				want = append(want, pk)
+			}
+		}
+		if len(want) == 0 {
+			return nil
+		}
+		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: want})
+		if err != nil {
+			return fmt.Errorf("profiles: %w", err)
+		}
+		pks = pks[:0]
+		for i := range profs {
+			m.Apply(&profs[i])
+			if o := m.Names().Owner(profs[i].PubKey); o != "" {
+				pks = append(pks, o)
+			}
+		}
+		for _, pk := range want {
+			m.Names().Seen(pk) // asked once: a key without a profile keeps its npub
+		}
+	}
+	return nil
+}
+
+// KeysShown are the authors and mentioned keys of evs.
+func KeysShown(evs []nostr.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.PubKey)
+		for _, t := range e.Tags {
+			if len(t) >= 2 && t[0] == "p" {
+				out = append(out, t[1])
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TimelineKinds are the kinds of timeline rows: content kinds and system rows.
+func TimelineKinds() []int { return append(ContentKinds(), kinds.SystemRow) }

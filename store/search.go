@@ -1,0 +1,311 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Hit is one search result: the stored event (the message as first sent;
+// its edits are overlays) and an excerpt of its current text with the
+// matches marked [like this].
+type Hit struct {
+	Stored
+	Excerpt string
+}
+
+// Search answers a filter with a NIP-50 search field: the messages whose
+// current text matches (edits applied, deleted ones never), narrowed by the
+// filter's other fields and by scope inside the query, best match first
+// (newest first among equals), limit applied after ranking. Each hit
+// carries an excerpt. The ranking covers the newest searchWindow matches
+// (or limit, if larger) the filter and the scope let through.
+func (c *Core) Search(ctx context.Context, f nostr.Filter, scope *Scope) ([]Hit, error) {
+	return c.search(ctx, f, scope, true)
+}
+
+// searchWindow is how many matches, newest first, a search ranks: a query
+// whose words are in many messages costs the same as one of a few.
+const searchWindow = 1000
+
+// candidate is a match of a search's window, as it is ranked.
+type candidate struct {
+	seq, at int64
+	id      string
+	score   float64
+	far     bool // the terms do not lie close together
+}
+
+// search is Search; without excerpts when the caller only sends the events.
+// It reads the window of matches with their scores, ranks it, then reads the
+// events (and excerpts) of the best limit of them.
+func (c *Core) search(ctx context.Context, f nostr.Filter, scope *Scope, excerpts bool) ([]Hit, error) {
+	limit := c.limit(f)
+	if limit == 0 {
+		return nil, nil
+	}
+	q, err := ParseSearch(f.Search)
+	if err != nil {
+		return nil, err
+	}
+	s := c.db.Search(q)
+	args := append(Args{}, s.ScoreArgs...)
+	where, empty, err := c.searchWhere(ctx, f, q, s, scope, &args)
+	if err != nil || empty {
+		return nil, err
+	}
+	cands, err := c.window(ctx, "SELECT e.seq, e.created_at, e.id, "+s.Score+" FROM "+s.From+" WHERE "+where+
+		" ORDER BY "+s.Newest+" LIMIT "+strconv.Itoa(max(searchWindow, limit)), args)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	if s.Close != "" {
+		if err := c.markFar(ctx, s, cands); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		switch {
+		case a.far != b.far:
+			if a.far {
+				return 1
+			}
+			return -1
+		case a.score != b.score:
+			return cmp.Compare(a.score, b.score)
+		case a.at != b.at:
+			return cmp.Compare(b.at, a.at)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	return c.hits(ctx, s, cands[:min(limit, len(cands))], excerpts)
+}
+
+// window reads the candidates a window query selects.
+func (c *Core) window(ctx context.Context, query string, args Args) ([]candidate, error) {
+	rows, err := c.db.Read(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("error: search: %w", err)
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var k candidate
+		if err := rows.Scan(&k.seq, &k.at, &k.id, &k.score); err != nil {
+			return nil, fmt.Errorf("error: search: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// markFar marks the candidates whose terms do not lie close together.
+func (c *Core) markFar(ctx context.Context, s SearchSQL, cands []candidate) error {
+	oldest := cands[len(cands)-1].seq
+	for _, k := range cands {
+		oldest = min(oldest, k.seq)
+	}
+	rows, err := c.db.Read(ctx, s.Close, append(append(Args{}, s.CloseArgs...), oldest)...)
+	if err != nil {
+		return fmt.Errorf("error: search: %w", err)
+	}
+	defer rows.Close()
+	close := map[int64]bool{}
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return fmt.Errorf("error: search: %w", err)
+		}
+		close[seq] = true
+	}
+	for i := range cands {
+		cands[i].far = !close[cands[i].seq]
+	}
+	return rows.Err()
+}
+
+// hits reads the events (and excerpts) of the ranked candidates, in order.
+func (c *Core) hits(ctx context.Context, s SearchSQL, best []candidate, excerpts bool) ([]Hit, error) {
+	seqs := make([]string, len(best))
+	for i, k := range best {
+		seqs[i] = strconv.FormatInt(k.seq, 10)
+	}
+	sel, args := "e.seq, e.raw", Args{}
+	if excerpts {
+		sel += ", " + s.Excerpt
+		args = append(args, s.ExcArgs...)
+	}
+	args = append(append(args, s.FromArgs...), s.MatchArgs...)
+	rows, err := c.db.Read(ctx, "SELECT "+sel+" FROM "+s.From+" WHERE "+s.Match+" AND e.seq IN ("+strings.Join(seqs, ",")+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("error: search: %w", err)
+	}
+	defer rows.Close()
+	found := make(map[int64]Hit, len(best))
+	for rows.Next() {
+		var seq int64
+		var h Hit
+		dest := []any{&seq, &h.Raw}
+		if excerpts {
+			dest = append(dest, &h.Excerpt)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("error: search: %w", err)
+		}
+		h.Event = &nostr.Event{}
+		if err := h.Event.UnmarshalJSON(h.Raw); err != nil {
+			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
+		}
+		found[seq] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Hit, 0, len(best))
+	for _, k := range best {
+		if h, ok := found[k.seq]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// limit is the number of rows a filter asks for, within the store's limits.
+func (c *Core) limit(f nostr.Filter) int {
+	switch {
+	case f.LimitZero:
+		return 0
+	case f.Limit <= 0:
+		return c.opts.DefaultLimit
+	}
+	return min(f.Limit, c.opts.MaxLimit)
+}
+
+// searchWhere renders the WHERE clause of a search filter over the index
+// joined to events e: the match, the filter's other fields (kinds narrowed
+// to the searchable ones, from: and in: resolved to authors and channels),
+// and the reader's scope; the arguments of s.From come first. empty reports
+// a search that can match nothing.
+func (c *Core) searchWhere(ctx context.Context, f nostr.Filter, q *SearchQuery, s SearchSQL, scope *Scope, args *Args) (string, bool, error) {
+	ks := SearchableKinds()
+	if f.Kinds != nil {
+		ks = slices.DeleteFunc(slices.Clone(f.Kinds), func(k int) bool { return !Searchable(k) })
+	}
+	if len(ks) == 0 {
+		return "", true, nil
+	}
+	plain := f
+	plain.Kinds, plain.Tags, plain.Search = ks, nil, ""
+	var err error
+	if len(q.From) > 0 {
+		if plain.Authors, err = c.narrow(ctx, f.Authors, q.From, c.authorsNamed); err != nil || len(plain.Authors) == 0 {
+			return "", true, err
+		}
+	}
+	tags := f.Tags
+	if len(q.In) > 0 {
+		hs, err := c.narrow(ctx, f.Tags["h"], q.In, c.channelsNamed)
+		if err != nil || len(hs) == 0 {
+			return "", true, err
+		}
+		tags = maps(tags, "h", hs)
+	}
+	conds, a, empty := c.conditions(plain, nil, "", c.opts.Now().Unix())
+	if empty {
+		return "", true, nil
+	}
+	*args = append(append(append(*args, s.FromArgs...), s.MatchArgs...), a...)
+	where := append([]string{s.Match}, conds...)
+	for _, n := range tagNames(nostr.Filter{Tags: tags}) {
+		vals := c.storable(tags[n])
+		if len(vals) == 0 || !c.db.Storable(n) {
+			return "", true, nil
+		}
+		// Probed per candidate through the tag index's key: a channel's
+		// messages are never all read.
+		where = append(where, "EXISTS (SELECT 1 FROM tags x WHERE x.name = "+args.Add(n)+" AND "+
+			c.db.In(args, "x.value", vals, false)+" AND x.created_at = e.created_at AND x.seq = e.seq)")
+	}
+	if scope != nil {
+		if w := c.scopeSQL(scope, ks, args); w != "" {
+			where = append(where, w)
+		}
+	}
+	return strings.Join(where, " AND "), false, nil
+}
+
+// maps returns tags with name set to vals, tags itself unchanged.
+func maps(tags nostr.TagMap, name string, vals []string) nostr.TagMap {
+	out := make(nostr.TagMap, len(tags)+1)
+	for k, v := range tags {
+		out[k] = v
+	}
+	out[name] = vals
+	return out
+}
+
+// narrow resolves names with resolve and keeps those in have (nil: any).
+func (c *Core) narrow(ctx context.Context, have, names []string, resolve func(context.Context, []string) ([]string, error)) ([]string, error) {
+	found, err := resolve(ctx, names)
+	if err != nil || have == nil {
+		return found, err
+	}
+	return slices.DeleteFunc(found, func(v string) bool { return !slices.Contains(have, v) }), nil
+}
+
+// countSearch counts the events matching any of filters, some of which
+// search, each event once, among those scope may read.
+func (c *Core) countSearch(ctx context.Context, filters []nostr.Filter, scope *Scope) (int64, error) {
+	var parts []string
+	var args Args
+	now := c.opts.Now().Unix()
+	for _, f := range filters {
+		if f.Search == "" {
+			w, a, empty := c.conditions(f, tagNames(f), "", now)
+			if empty {
+				continue
+			}
+			args = append(args, a...)
+			if scope != nil {
+				if sw := c.scopeSQL(scope, f.Kinds, &args); sw != "" {
+					w = append(w, sw)
+				}
+			}
+			parts = append(parts, "SELECT e.seq FROM events e WHERE "+strings.Join(w, " AND "))
+			continue
+		}
+		q, err := ParseSearch(f.Search)
+		if err != nil {
+			return 0, err
+		}
+		s := c.db.Search(q)
+		where, empty, err := c.searchWhere(ctx, f, q, s, scope, &args)
+		if err != nil {
+			return 0, err
+		}
+		if !empty {
+			parts = append(parts, "SELECT e.seq FROM "+s.From+" WHERE "+where)
+		}
+	}
+	if len(parts) == 0 {
+		return 0, nil
+	}
+	var n int64
+	if err := c.db.ReadRow(ctx, "SELECT COUNT(*) FROM ("+strings.Join(parts, " UNION ")+") n", args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("error: count: %w", err)
+	}
+	return n, nil
+}
+
+// HasSearch reports whether any of filters carries a NIP-50 search.
+func HasSearch(filters []nostr.Filter) bool {
+	return slices.ContainsFunc(filters, func(f nostr.Filter) bool { return f.Search != "" })
+}
