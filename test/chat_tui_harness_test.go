@@ -62,9 +62,12 @@ func (p *tmuxPane) tmux(args ...string) string {
 }
 
 // keys sends keys (tmux key names, or literal text with -l).
-func (p *tmuxPane) keys(keys ...string) { p.t.Helper(); p.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...) }
+func (p *tmuxPane) keys(keys ...string) {
+	p.t.Helper()
+	p.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...)
+}
 
-// typeText types text literally, then Enter.
+// say types text literally, then Enter.
 func (p *tmuxPane) say(text string) {
 	p.t.Helper()
 	p.tmux("send-keys", "-t", "chat", "-l", text)
