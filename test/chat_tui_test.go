@@ -113,3 +113,41 @@ func sideLine(screen, prefix string) string {
 	}
 	return ""
 }
+
+// The hub is killed with -9 and started again: hive chat shows it
+// reconnecting, a message sent meanwhile waits as pending and is stored once
+// after the restart, the chat catches up with what came after, and nothing
+// shows twice.
+func TestChatTUIHubRestart(t *testing.T) {
+	w := newChatWorld(t)
+	alice := startChat(t, w.c.home, 80, 24, "general", "--profile", "alice")
+	alice.waitText("● connected", "bob joined")
+	w.send(t, "bob", "before the cut")
+	alice.waitText("bob: before the cut")
+
+	w.hub.kill9()
+	alice.waitText("◌ reconnecting")
+	alice.say("sent while down")
+	alice.waitText("sent while down (sending…)", "1 sending")
+
+	w.hub = startProc(t, w.data, w.hub.addr)
+	s := alice.waitFor("the pending message stored", func(s string) bool {
+		return strings.Contains(s, "● connected") && strings.Contains(s, "alice: sent while down") && !strings.Contains(s, "sending")
+	})
+	w.send(t, "bob", "after the restart")
+	s = alice.waitText("bob: after the restart")
+	for _, text := range []string{"before the cut", "sent while down", "after the restart", "bob joined"} {
+		if n := strings.Count(s, text); n != 1 {
+			t.Fatalf("%q shows %d times after the restart:\n%s", text, n, s)
+		}
+	}
+	n := 0
+	for _, r := range w.history(t, "bob") {
+		if r.Text == "sent while down" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the hub stored the pending message %d times", n)
+	}
+}
