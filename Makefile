@@ -45,12 +45,14 @@ $(ADAPTERS)/node_modules/.hive-installed: $(ADAPTERS)/package.json $(ADAPTERS)/p
 	cd $(ADAPTERS) && npm ci --no-audit --no-fund --silent
 	touch $@
 
-# The nostr-tools interop suite runs when test/interop exists and node is installed.
+# The nostr-tools and NDK interop suites run when test/interop exists and node
+# is installed. --test-force-exit: NDK keeps interval timers after its relays
+# disconnect, which would hold the runner open after the last test.
 test-interop: build
 	@if [ -f test/interop/package.json ]; then \
 		command -v node >/dev/null || { echo "node is required for test/interop (install Node.js 20+)"; exit 1; }; \
-		cd test/interop && npm ci --no-audit --no-fund --silent && HIVE_BIN=$(CURDIR)/$(BIN) node --test && \
-		HIVE_BIN=$(CURDIR)/$(BIN) $(GO) run ../../internal/pgtest/pgrun node --test; \
+		cd test/interop && npm ci --no-audit --no-fund --silent && HIVE_BIN=$(CURDIR)/$(BIN) node --test --test-force-exit && \
+		HIVE_BIN=$(CURDIR)/$(BIN) $(GO) run ../../internal/pgtest/pgrun node --test --test-force-exit; \
 	fi
 
 bench:

@@ -33,10 +33,11 @@ type dispatch struct {
 	slots    []*slot
 	affinity map[string]int       // channel -> slot
 	inFlight map[string][]Mention // channel -> batch being answered
+	overflow map[string]bool      // channel+author told that the queue is full
 }
 
 func newDispatch(n int) dispatch {
-	d := dispatch{q: NewQueue(), affinity: map[string]int{}, inFlight: map[string][]Mention{}}
+	d := dispatch{q: NewQueue(), affinity: map[string]int{}, inFlight: map[string][]Mention{}, overflow: map[string]bool{}}
 	for i := 0; i < n; i++ {
 		d.slots = append(d.slots, &slot{idx: i, loaded: map[string]string{}})
 	}
@@ -51,15 +52,6 @@ const (
 	turnCrashed                     // the process died: retry on a fresh one
 	turnWedged                      // the process is stuck: killed, reply posted
 )
-
-// enqueue hands a mention to the dispatcher.
-func (r *runner) enqueue(m Mention) {
-	r.do(func(ctx context.Context) {
-		if r.d.q.Push(m) {
-			r.pump(ctx)
-		}
-	})
-}
 
 // do runs fn on the dispatcher goroutine (dropped once it has stopped).
 func (r *runner) do(fn func(ctx context.Context)) {
@@ -224,7 +216,8 @@ func (r *runner) turnDone(ctx context.Context, s *slot, p *agentProc, ch string,
 		if batch[0].Attempts >= breakerThreshold {
 			delete(r.d.inFlight, ch)
 			go func() {
-				r.postFailure(ctx, batch, fmt.Sprintf("the agent crashed %d times on this request. Please re-send.", batch[0].Attempts))
+				why := fmt.Errorf("the agent crashed %d times on this request (%v). Please re-send", batch[0].Attempts, p.err)
+				r.postFailure(ctx, batch, failureText("the agent failed", why, p.stderr, r.cfg.Env))
 				r.do(func(ctx context.Context) { r.finish(ch, batch); r.pump(ctx) })
 			}()
 		} else {

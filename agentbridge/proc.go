@@ -36,6 +36,7 @@ type proc struct {
 	err    error          // exit status, valid after exited
 	last   atomic.Int64   // unix nanoseconds of the last line from the agent
 	hook   LineHook
+	stderr *tailBuffer // the last of the agent's stderr, for failure replies
 
 	stopOnce sync.Once
 }
@@ -55,7 +56,9 @@ func spawn(command []string, dir string, env map[string]string, stderr io.Writer
 	cmd.Dir = dir
 	cmd.Env = AgentEnv(os.Environ(), env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
-	cmd.Stderr = stderr
+	tail := &tailBuffer{}
+	cmd.Stderr = io.MultiWriter(stderr, tail)
+	cmd.WaitDelay = eofGrace // a child left holding stderr does not hold up Wait
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -68,7 +71,7 @@ func spawn(command []string, dir string, env map[string]string, stderr io.Writer
 		return nil, fmt.Errorf("starting %q: %w", command[0], err)
 	}
 	pr, pw := io.Pipe()
-	p := &proc{cmd: cmd, stdin: stdin, sdkIn: pr, exited: make(chan struct{}), hook: hook}
+	p := &proc{cmd: cmd, stdin: stdin, sdkIn: pr, exited: make(chan struct{}), hook: hook, stderr: tail}
 	p.last.Store(time.Now().UnixNano())
 	go p.pump(stdout, pw)
 	return p, nil

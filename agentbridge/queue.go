@@ -1,9 +1,22 @@
 package agentbridge
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // MaxBatch is the most mentions one prompt carries.
 const MaxBatch = 50
+
+// Queue limits: mentions waiting (not in flight) per channel, and per author
+// across the agent's channels. A mention over either is not queued: it gets
+// a failure reply naming the limit (one per author and channel until one of
+// that author's mentions there is queued again). A queued steer of the
+// owner's is not counted.
+const (
+	MaxQueuedPerChannel = 100
+	MaxQueuedPerAuthor  = 20
+)
 
 // Mention is one unit of work for a channel: a mention event, or an owner's
 // steer text queued as the next prompt (ID empty).
@@ -26,15 +39,31 @@ type Queue struct {
 	pending  map[string][]Mention
 	inFlight map[string]bool
 	known    map[string]bool // ids queued or in flight
+	byAuthor map[string]int  // queued mentions (not steers, not in flight) per author
 }
 
 // NewQueue returns an empty queue.
 func NewQueue() *Queue {
-	return &Queue{pending: map[string][]Mention{}, inFlight: map[string]bool{}, known: map[string]bool{}}
+	return &Queue{pending: map[string][]Mention{}, inFlight: map[string]bool{}, known: map[string]bool{}, byAuthor: map[string]int{}}
+}
+
+// Full says why m may not be queued now (a queue limit, named), or "".
+// Steers are never refused.
+func (q *Queue) Full(m Mention) string {
+	if m.ID == "" {
+		return ""
+	}
+	if n := len(q.pending[m.Channel]); n >= MaxQueuedPerChannel {
+		return fmt.Sprintf("%d mentions already wait in this channel (at most %d per channel, %d per author)", n, MaxQueuedPerChannel, MaxQueuedPerAuthor)
+	}
+	if n := q.byAuthor[m.Author]; n >= MaxQueuedPerAuthor {
+		return fmt.Sprintf("%d of your mentions already wait (at most %d per author, %d per channel)", n, MaxQueuedPerAuthor, MaxQueuedPerChannel)
+	}
+	return ""
 }
 
 // Push appends m to its channel; a mention already queued or in flight is
-// ignored (false).
+// ignored (false). Push does not check the limits: see Full.
 func (q *Queue) Push(m Mention) bool {
 	if m.ID != "" {
 		if q.known[m.ID] {
@@ -43,7 +72,18 @@ func (q *Queue) Push(m Mention) bool {
 		q.known[m.ID] = true
 	}
 	q.pending[m.Channel] = append(q.pending[m.Channel], m)
+	q.count(m, 1)
 	return true
+}
+
+// count adds d to m's author's queued mentions.
+func (q *Queue) count(m Mention, d int) {
+	if m.ID == "" {
+		return
+	}
+	if q.byAuthor[m.Author] += d; q.byAuthor[m.Author] <= 0 {
+		delete(q.byAuthor, m.Author)
+	}
 }
 
 // Next takes the batch of the channel whose head is oldest among channels
@@ -72,6 +112,9 @@ func (q *Queue) Next(ready func(channel string) bool) (string, []Mention) {
 		q.pending[best] = ms[n:]
 	}
 	q.inFlight[best] = true
+	for _, m := range batch {
+		q.count(m, -1)
+	}
 	return best, batch
 }
 
@@ -88,6 +131,9 @@ func (q *Queue) Done(channel string, batch []Mention) {
 func (q *Queue) Requeue(channel string, batch []Mention) {
 	delete(q.inFlight, channel)
 	q.pending[channel] = append(append([]Mention(nil), batch...), q.pending[channel]...)
+	for _, m := range batch {
+		q.count(m, 1)
+	}
 }
 
 // Busy reports whether channel has a turn in flight.

@@ -98,3 +98,44 @@ func TestBreakerBacksOffThenOpens(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueLimits(t *testing.T) {
+	q := NewQueue()
+	t0 := time.Unix(1000, 0)
+	push := func(id, ch, author string) string {
+		m := Mention{ID: id, Channel: ch, Author: author, At: t0, Received: t0}
+		if why := q.Full(m); why != "" {
+			return why
+		}
+		q.Push(m)
+		return ""
+	}
+	for i := 0; i < MaxQueuedPerAuthor; i++ {
+		if why := push(fmt.Sprintf("a%d", i), fmt.Sprintf("ch%d", i%3), "alice"); why != "" {
+			t.Fatalf("mention %d refused: %s", i, why)
+		}
+	}
+	if why := push("a-over", "ch9", "alice"); why != "20 of your mentions already wait (at most 20 per author, 100 per channel)" {
+		t.Fatalf("over the author limit: %q", why)
+	}
+	if why := q.Full(Mention{Channel: "ch0", Author: "alice"}); why != "" {
+		t.Fatalf("a steer refused: %q", why)
+	}
+	// Taken into a turn, a batch no longer counts; requeued, it counts again.
+	ch, batch := q.Next(func(string) bool { return true })
+	if why := push("a-room", "ch9", "alice"); why != "" {
+		t.Fatalf("after %d were taken into a turn: %q", len(batch), why)
+	}
+	q.Requeue(ch, batch)
+	if why := push("a-over2", "ch9", "alice"); why == "" {
+		t.Fatal("the requeued batch was not counted again")
+	}
+	for i := 0; len(q.pending["busy"]) < MaxQueuedPerChannel; i++ {
+		if why := push(fmt.Sprintf("b%d", i), "busy", fmt.Sprintf("author%d", i)); why != "" {
+			t.Fatalf("mention %d refused: %s", i, why)
+		}
+	}
+	if why := push("b-over", "busy", "someone"); why != "100 mentions already wait in this channel (at most 100 per channel, 20 per author)" {
+		t.Fatalf("over the channel limit: %q", why)
+	}
+}

@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ainb/hive/identity"
@@ -38,8 +39,9 @@ func mentionOf(ev *nostr.Event, agent string, channelType string, member bool) (
 	if hops >= MaxHops {
 		return Mention{}, fmt.Sprintf("hop limit reached (%d)", hops)
 	}
-	m := Mention{ID: ev.ID, Channel: ch, Author: ev.PubKey, Content: ev.Content, At: ev.CreatedAt.Time(), Hops: hops, Root: ev.ID}
-	m.Root = kinds.ThreadRoot(ev)
+	// Copies, so a queued mention never holds its decoded event's memory.
+	m := Mention{ID: strings.Clone(ev.ID), Channel: strings.Clone(ch), Author: strings.Clone(ev.PubKey), Content: keepContent(ev.Content),
+		At: ev.CreatedAt.Time(), Hops: hops, Root: strings.Clone(kinds.ThreadRoot(ev))}
 	return m, ""
 }
 

@@ -2,8 +2,10 @@ package agentbridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	obs "github.com/ainb/hive/client/observer"
 	"strings"
 	"sync"
 	"time"
@@ -40,21 +42,15 @@ type turn struct {
 
 // ref names the turn in observer frames; the lines of a session/load (its
 // request, the history the agent replays, its response) go under
-// LoadTurn(session) instead, so a watcher keeps them apart from the turn.
+// obs.LoadTurn(session) instead, so a watcher keeps them apart from the turn.
 func (t *turn) ref() turnRef {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loading {
-		return turnRef{channel: t.channel, session: t.session, turn: LoadTurn(t.session)}
+		return turnRef{channel: t.channel, session: t.session, turn: obs.LoadTurn(t.session)}
 	}
 	return turnRef{channel: t.channel, session: t.session, turn: t.id}
 }
-
-// LoadTurn is the observer frames' turn id for the lines of a session/load
-// of session: "load:<session>".
-func LoadTurn(session string) string { return loadPrefix + session }
-
-const loadPrefix = "load:"
 
 func (t *turn) Session() string {
 	t.mu.Lock()
@@ -112,7 +108,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 		if r.crashed(p) {
 			return turnCrashed
 		}
-		r.postFailure(ctx, batch, "the agent could not open a session: "+err.Error())
+		r.postFailure(ctx, batch, failureText("the agent could not open a session", err, p.stderr, r.cfg.Env))
 		return turnAnswered
 	}
 	noticed := make(chan struct{}) // the notice is posted while the prompt goes out, and before the reply
@@ -139,7 +135,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	case err != nil && r.crashed(p):
 		return turnCrashed
 	case err != nil:
-		r.postFailure(ctx, batch, "the agent failed: "+errText(err))
+		r.postFailure(ctx, batch, failureText("the agent failed", err, p.stderr, r.cfg.Env))
 		return turnAnswered
 	}
 	if res.StopReason != acp.StopReasonEndTurn {
@@ -190,7 +186,8 @@ func errText(err error) string {
 	var re *acp.RequestError
 	if errors.As(err, &re) {
 		if re.Data != nil {
-			return fmt.Sprintf("%s (%v)", re.Message, re.Data)
+			data, _ := json.Marshal(re.Data)
+			return fmt.Sprintf("%s (%s)", re.Message, data)
 		}
 		return re.Message
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +20,7 @@ import (
 )
 
 // corpusVersion changes whenever the generator changes shape, so stale caches are not reused.
-const corpusVersion = "v2"
+const corpusVersion = "v3"
 
 const (
 	numChannels = 16  // channels the stored history is spread over; channel 0 is the fan-out channel
@@ -79,6 +80,9 @@ type corpusMeta struct {
 	Referenced []string `json:"referenced"`
 	// Roots are recent top-level events per channel: live replies start threads under them.
 	Roots [][]string `json:"roots"`
+	// SearchPairs are the two long-tail words of stored messages that carry
+	// two (a sample): what someone looking for a message they saw would type.
+	SearchPairs []string `json:"search_pairs"`
 }
 
 var words = strings.Fields(`the a to of and in is it you that for on with this be are as at have
@@ -89,22 +93,59 @@ member admin open stream message history search filter kind tag signature key pr
 meeting tomorrow today yesterday morning tonight great thanks please sure okay maybe soon later
 done working looks good ready blocked waiting nice idea question answer think know need want`)
 
-// genContent makes 50..400 bytes of plain words.
-func genContent(r *rand.Rand) string {
-	target := 50 + r.IntN(351)
-	var b strings.Builder
-	b.Grow(target + 16)
-	for b.Len() < target {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+// searchWords are the vocabulary's content words (not its stop words), for
+// the search queries.
+var searchWords = words[slices.Index(words, "hub"):]
+
+// topicWords is the long tail of the vocabulary: 20,000 made-up words
+// (syllable pairs and triples), drawn Zipf-distributed (s = 1.1), as names,
+// projects and terms are in a team's chat.
+var topicWords = func() []string {
+	cons, vows := "bdfgklmnprstvz", "aeiou"
+	syl := func(i int) string { return string(cons[i%len(cons)]) + string(vows[(i/len(cons))%len(vows)]) }
+	n := len(cons) * len(vows)
+	out := make([]string, 0, 20000)
+	for i := 0; len(out) < cap(out); i++ {
+		w := syl(i%n) + syl(i/n%n)
+		if i >= n*n {
+			w += syl(i / (n * n) % n)
 		}
-		b.WriteString(words[r.IntN(len(words))])
+		if !slices.Contains(words, w) { // "like", "note": real words stay common
+			out = append(out, w)
+		}
 	}
-	s := b.String()
-	if len(s) > target {
-		s = strings.TrimRight(s[:target], " ")
+	return out
+}()
+
+// genContent makes 50..400 bytes of plain words; 60% of messages also carry
+// one long-tail word, 30% two (returned as pair, "" otherwise).
+func (g *generator) genContent() (text, pair string) {
+	r := g.r
+	target := 50 + r.IntN(351)
+	var ws []string
+	n := 0
+	for n < target {
+		w := words[r.IntN(len(words))]
+		ws = append(ws, w)
+		n += len(w) + 1
 	}
-	return s
+	var topics []string
+	switch x := r.IntN(10); {
+	case x < 3:
+		topics = []string{topicWords[g.zipf.Uint64()], topicWords[g.zipf.Uint64()]}
+		pair = topics[0] + " " + topics[1]
+	case x < 9:
+		topics = []string{topicWords[g.zipf.Uint64()]}
+	}
+	for _, t := range topics {
+		i := r.IntN(len(ws) + 1)
+		ws = append(ws[:i], append([]string{t}, ws[i:]...)...)
+	}
+	s := strings.Join(ws, " ")
+	if len(s) > target+24 {
+		s = strings.TrimRight(s[:target+24], " ")
+	}
+	return s, pair
 }
 
 // generator produces unsigned kind 9 events with realistic tags. It remembers recent events per
@@ -118,6 +159,9 @@ type generator struct {
 	recent   [][]recentEv // per channel, ring of recent events
 	refs     []string     // referenced ids (reservoir)
 	refSeen  int
+	zipf     *rand.Zipf
+	pairs    []string // long-tail word pairs of messages (reservoir)
+	pairSeen int
 	frozen   bool // do not remember new events: replies only point at the seeded ones
 }
 
@@ -127,11 +171,13 @@ type recentEv struct {
 }
 
 func newGenerator(seed uint64) *generator {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	return &generator{
-		r:        rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		r:        r,
 		channels: channelIDs(),
 		mentions: mentionPubkeys(),
 		recent:   make([][]recentEv, numChannels),
+		zipf:     rand.NewZipf(r, 1.1, 1, uint64(len(topicWords)-1)),
 	}
 }
 
@@ -185,12 +231,21 @@ func (g *generator) next(ch int, createdAt int64) *nostr.Event {
 			tags = append(tags, nostr.Tag{"p", g.mentions[r.IntN(len(g.mentions))]})
 		}
 	}
+	content, pair := g.genContent()
+	if pair != "" && !g.frozen {
+		g.pairSeen++
+		if len(g.pairs) < 2000 {
+			g.pairs = append(g.pairs, pair)
+		} else if j := r.IntN(g.pairSeen); j < 2000 {
+			g.pairs[j] = pair
+		}
+	}
 	ev := &nostr.Event{
 		PubKey:    adminPK,
 		CreatedAt: nostr.Timestamp(createdAt),
 		Kind:      9,
 		Tags:      tags,
-		Content:   genContent(r),
+		Content:   content,
 	}
 	ev.ID = ev.GetID()
 	if !g.frozen {
@@ -323,6 +378,7 @@ func loadOrBuildCorpus(dataDir string, n int) (string, *corpusMeta, error) {
 		return "", nil, err
 	}
 	m.SampleIDs = sample
+	m.SearchPairs = g.pairs
 	m.Referenced = g.refs
 	m.Roots = g.roots()
 	mb, _ := json.Marshal(m)

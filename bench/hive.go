@@ -62,7 +62,9 @@ func newHiveTarget(bin, dir, pprofAddr, storeURL, cacheDir string, n, instances 
 }
 
 func serveArgs(bin, addr, data, pprofAddr, storeURL string) []string {
-	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr}
+	// The workloads open thousands of connections as one key: lift the
+	// per-member cap (the per-member memory bounds stay).
+	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr, "--max-conns-per-member", "1000000"}
 	if pprofAddr != "" {
 		a = append(a, "--pprof", pprofAddr)
 	}

@@ -73,6 +73,7 @@ func (c *Client) channels(ctx context.Context, only []string) ([]Channel, error)
 		}
 		byID[ch.ID] = &ch
 	}
+	me := c.Member()
 	if len(ids) > 0 {
 		rosters, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"d": ids}, Limit: 5000})
 		if err != nil {
@@ -87,7 +88,7 @@ func (c *Client) channels(ctx context.Context, only []string) ([]Channel, error)
 			for _, t := range r.Tags {
 				if len(t) >= 3 && t[0] == "p" {
 					ch.Members[t[1]] = t[2]
-					if t[1] == c.keys.PublicHex {
+					if t[1] == me {
 						ch.Role = t[2]
 					}
 				}
@@ -160,24 +161,6 @@ func resolveChannel(all []Channel, arg string) (Channel, error) {
 	return Channel{}, wrap(ErrDuplicate, fmt.Errorf("%d channels are named %q: give the id (%s)", len(byName), arg, strings.Join(ids, ", ")))
 }
 
-// ReadStates returns the client's read-state values by context, merged by
-// maximum.
-func (c *Client) ReadStates(ctx context.Context) (map[string]nostr.Timestamp, error) {
-	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.ReadState}, Authors: []string{c.keys.PublicHex}, Limit: 5000})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]nostr.Timestamp{}
-	for _, e := range evs {
-		context, at, err := c.ParseReadState(e)
-		if err != nil {
-			continue
-		}
-		out[context] = max(out[context], at)
-	}
-	return out, nil
-}
-
 // unreadCap bounds the count of unread rows per channel (shown as "cap+").
 const unreadCap = 500
 
@@ -211,23 +194,6 @@ func (c *Client) Unread(ctx context.Context, channels []string) (map[string]chat
 		out[ch] = m.Unread(ch, chat.Positions(rs))
 	}
 	return out, nil
-}
-
-// MarkRead advances the read-state of context to at, never backwards.
-func (c *Client) MarkRead(ctx context.Context, context string, at nostr.Timestamp) error {
-	rs, err := c.ReadStates(ctx)
-	if err != nil {
-		return err
-	}
-	if rs[context] >= at {
-		return nil
-	}
-	ev, err := c.ReadState(context, at)
-	if err != nil {
-		return err
-	}
-	_, err = c.Publish(ctx, ev)
-	return err
 }
 
 // Event fetches one event by id.

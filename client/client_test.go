@@ -75,7 +75,8 @@ func TestPublishQueryAndRefusals(t *testing.T) {
 	}
 }
 
-// Read-state is encrypted to self and round-trips through the hub.
+// Read-state round-trips through the hub in clear (the member's devices
+// read it; nobody else may); a key's position never moves backwards.
 func TestReadState(t *testing.T) {
 	th := startHub(t, nil)
 	admin := connect(t, th.URL, th.admin, client.Options{})
@@ -84,8 +85,8 @@ func TestReadState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(rs.Content, "1234") {
-		t.Fatal("read-state value in clear")
+	if rs.Content != "1234" {
+		t.Fatalf("read-state content %q", rs.Content)
 	}
 	if _, err := admin.Publish(ctx, rs); err != nil {
 		t.Fatal(err)
@@ -97,6 +98,21 @@ func TestReadState(t *testing.T) {
 	c, at, err := admin.ParseReadState(evs[0])
 	if err != nil || c != "general" || at != 1234 {
 		t.Fatalf("%q %d %v", c, at, err)
+	}
+	back, _ := admin.ReadState("general", 1000)
+	back.CreatedAt = evs[0].CreatedAt + 1
+	var re *client.RefusedError
+	if _, err := admin.Publish(ctx, back); !errors.As(err, &re) || re.Reason != "duplicate: your read position of general is already at 1234; it never moves backwards" {
+		t.Fatalf("a position moving back: %v", err)
+	}
+	if err := admin.MarkRead(ctx, "general", 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.MarkRead(ctx, "general", 2000); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := admin.ReadStates(ctx); err != nil || got["general"] != 2000 {
+		t.Fatalf("positions %v, %v", got, err)
 	}
 }
 

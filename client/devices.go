@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -26,4 +27,36 @@ func DeviceProfile(name string, authTag nostr.Tag) nostr.Event {
 // by name.
 func (c *Client) Devices(ctx context.Context, now time.Time) ([]AgentStatus, error) {
 	return c.attested(ctx, now, true)
+}
+
+// AttestedBy reads a kind 0 profile's NIP-OA auth tag: the member who
+// attested the profile's key, and whether as a paired device (the device
+// clause), or "" when the profile carries no tag that verifies for its
+// author. A chat shows a device's messages as its owner's; revocations
+// (kind 30450 by the owner) end what the device may do, not whose it was.
+func AttestedBy(profile *nostr.Event) (owner string, device bool) {
+	if profile == nil || profile.Kind != kinds.Profile {
+		return "", false
+	}
+	tag, err := identity.FindAuthTag(profile)
+	if err != nil {
+		return "", false
+	}
+	a, err := identity.VerifyAuthTag(tag, profile.PubKey)
+	if err != nil {
+		return "", false
+	}
+	return a.Owner, a.Device
+}
+
+// OwnerOf looks up pk's profile on the hub and returns what AttestedBy
+// says of it: the member pk belongs to as an agent or paired device ("" for
+// a member, or a key without an attested profile).
+func (c *Client) OwnerOf(ctx context.Context, pk string) (owner string, device bool, err error) {
+	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{pk}, Limit: 1})
+	if err != nil || len(evs) == 0 {
+		return "", false, err
+	}
+	owner, device = AttestedBy(&evs[0])
+	return owner, device, nil
 }

@@ -1,13 +1,8 @@
 package client
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 )
 
 // Builders of hive's events. Each returns an unsigned event with the tags the
@@ -190,43 +185,3 @@ func channelOf(e nostr.Event) string {
 
 // ChannelOf is the channel id (h tag) of an event, or "".
 func ChannelOf(e nostr.Event) string { return channelOf(e) }
-
-// ReadStatePrefix starts the d tag of read-state events.
-const ReadStatePrefix = "read-state:"
-
-// ReadState marks context read up to at (unix seconds): context is a channel
-// id, "thread:<root id>" or "msg:<id>". The value is NIP-44-encrypted to the
-// client's own key, so only the client builds it.
-func (c *Client) ReadState(context string, at nostr.Timestamp) (nostr.Event, error) {
-	ck, err := nip44.GenerateConversationKey(c.keys.PublicHex, c.keys.SecretHex)
-	if err != nil {
-		return nostr.Event{}, err
-	}
-	ct, err := nip44.Encrypt(strconv.FormatInt(int64(at), 10), ck)
-	if err != nil {
-		return nostr.Event{}, err
-	}
-	return ev(kinds.ReadState, ct, nostr.Tag{"d", ReadStatePrefix + context}), nil
-}
-
-// ParseReadState decrypts one of the client's own read-state events into its
-// context and value.
-func (c *Client) ParseReadState(e nostr.Event) (context string, at nostr.Timestamp, err error) {
-	d := e.Tags.GetD()
-	if e.Kind != kinds.ReadState || !strings.HasPrefix(d, ReadStatePrefix) || e.PubKey != c.keys.PublicHex {
-		return "", 0, fmt.Errorf("not a read-state event of %s", c.keys.Npub())
-	}
-	ck, err := nip44.GenerateConversationKey(c.keys.PublicHex, c.keys.SecretHex)
-	if err != nil {
-		return "", 0, err
-	}
-	pt, err := nip44.Decrypt(e.Content, ck)
-	if err != nil {
-		return "", 0, fmt.Errorf("read-state %s: %w", d, err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(pt), 10, 64)
-	if err != nil {
-		return "", 0, fmt.Errorf("read-state %s: value %q is not unix seconds", d, pt)
-	}
-	return strings.TrimPrefix(d, ReadStatePrefix), nostr.Timestamp(n), nil
-}

@@ -16,6 +16,8 @@ import (
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 )
 
 // testHub is the real closed hub (hub.Open, as hive serve runs it) on
@@ -55,7 +57,8 @@ func startHub(t *testing.T, tc *tls.Config, extraURLs ...string) *testHub {
 }
 
 func (th *testHub) serve(ln net.Listener) {
-	h, err := hub.Open(hub.Config{DBPath: th.db, Admin: th.admin.PublicHex, Keys: th.keys,
+	path := th.db
+	h, err := hub.Open(hub.Config{OpenStore: func(o store.Options) (store.Log, error) { return sqlite.Open(path, o) }, Admin: th.admin.PublicHex, Keys: th.keys,
 		Relay: relay.Config{PublicURLs: append([]string{th.URL}, th.extra...)}, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		th.t.Fatal(err)

@@ -11,11 +11,13 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Member is the member the client acts for: the owner named by its
-// attestation (a paired device acts as its owner), else its own key.
+// Member is the member the client acts for: for a paired device (its auth
+// tag is a device attestation, with the device clause) its owner, else its
+// own key; an agent acts as itself (spec/auth.md, "Devices act as their
+// owner"). Roles, channel membership and read positions are the member's.
 func (c *Client) Member() string {
 	if c.opts.AuthTag != nil {
-		if a, err := identity.ParseAuthTag(c.opts.AuthTag); err == nil {
+		if a, err := identity.ParseAuthTag(c.opts.AuthTag); err == nil && a.Device {
 			return a.Owner
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -47,6 +48,7 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, a.RawConditions)
 	}
 	device = device && a != nil
+	clear(t.cache.attested)
 	if err == nil && device {
 		_, err = t.Exec(`INSERT INTO devices (device) VALUES (?) ON CONFLICT (device) DO NOTHING`, agent)
 	} else if err == nil {
@@ -64,10 +66,7 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 // profileAtOrBefore reports whether pk's stored profile is not newer than at,
 // so that a deletion by address created at at removes it.
 func (t *tx) profileAtOrBefore(pk string, at int64) (bool, error) {
-	var gone bool
-	err := t.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE pubkey = ? AND kind = ? AND created_at <= ?)`,
-		pk, kinds.Profile, at).Scan(&gone)
-	return gone, err
+	return store.HasAtOrBefore(t, pk, kinds.Profile, at)
 }
 
 func (t *tx) revocation(ev *nostr.Event) (*change, error) {
@@ -79,6 +78,7 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 		ON CONFLICT (owner, agent) DO UPDATE SET revoked_at = excluded.revoked_at`, owner, agent, at); err != nil {
 		return nil, err
 	}
+	clear(t.cache.attested)
 	t.note(func(e *viewEdit) { e.setRevocation(owner, agent, at) })
 	return nil, nil
 }

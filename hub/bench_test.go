@@ -19,7 +19,7 @@ func benchHub(b *testing.B) (*Hub, identity.Keys) {
 	b.Helper()
 	admin, _ := identity.GenerateKeys()
 	hk, _ := identity.GenerateKeys()
-	h, err := Open(Config{DBPath: filepath.Join(b.TempDir(), "hive.db"), Admin: admin.PublicHex, Keys: hk, Log: slog.New(slog.DiscardHandler)})
+	h, err := Open(Config{OpenStore: sqliteAt(filepath.Join(b.TempDir(), "hive.db")), Admin: admin.PublicHex, Keys: hk, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,14 +1,13 @@
 package hub
 
 import (
-	"database/sql"
 	"log/slog"
-	"strings"
 	"sync"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -38,7 +37,7 @@ func (h *Hub) publishView(ds []delta) {
 // judging them for live delivery, under the relay's subscription lock, needs
 // no query.
 func (h *Hub) rememberChannels(evs []*nostr.Event) {
-	var ids []any
+	var ids []string
 	for _, ev := range evs {
 		if (ev.Kind == kinds.Reaction || ev.Kind == kinds.Deletion) && ev.Tags.Find("h") == nil {
 			ids = append(ids, ev.ID)
@@ -47,18 +46,13 @@ func (h *Hub) rememberChannels(evs []*nostr.Event) {
 	if len(ids) == 0 || h.Store == nil {
 		return
 	}
-	rows, err := h.Store.Reader().Query(`SELECT id, channel FROM events WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...)
+	chans, err := store.StoredChannels(h.Store.Reader(), ids)
 	if err != nil {
 		h.log.Warn("caching the channels of committed events", "err", err)
 		return
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var ch sql.NullString
-		if rows.Scan(&id, &ch) == nil {
-			h.targets.put(id, ch.String)
-		}
+	for id, ch := range chans {
+		h.targets.put(id, ch)
 	}
 }
 

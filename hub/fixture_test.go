@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -67,7 +69,12 @@ func signAs(labels map[string]*nostr.Event, who string, kind int, content string
 }
 
 func openHub(path string) (*Hub, error) {
-	return Open(Config{DBPath: path, Admin: world.keys["admin"].PublicHex, Keys: world.hubKeys, Log: slog.New(slog.DiscardHandler)})
+	return Open(Config{OpenStore: sqliteAt(path), Admin: world.keys["admin"].PublicHex, Keys: world.hubKeys, Log: slog.New(slog.DiscardHandler)})
+}
+
+// sqliteAt opens the SQLite log at path.
+func sqliteAt(path string) store.Opener {
+	return func(o store.Options) (store.Log, error) { return sqlite.Open(path, o) }
 }
 
 func buildWorld() error {

@@ -15,14 +15,13 @@ import (
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
-	"github.com/ainb/hive/store/sqlite"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 // Config wires a hub.
 type Config struct {
-	DBPath string // the SQLite log, unless OpenStore is set
-	// OpenStore opens another log (PostgreSQL) with the hub's options.
+	// OpenStore opens the log (store/sqlite, store/postgres) with the hub's
+	// options (its projector added).
 	OpenStore store.Opener
 	Admin     string        // hex pubkey of the configured admin, the first member
 	Keys      identity.Keys // the hub's own key, signs 39000-39002 and 40099
@@ -59,6 +58,9 @@ func Open(cfg Config) (*Hub, error) {
 	if !nostr.IsValid32ByteHex(cfg.Admin) {
 		return nil, fmt.Errorf("hub admin must be a 64-character hex pubkey")
 	}
+	if cfg.OpenStore == nil {
+		return nil, fmt.Errorf("hub: Config.OpenStore is required (the log to open)")
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -83,9 +85,6 @@ func Open(cfg Config) (*Hub, error) {
 			}
 			log.Info(msg)
 		}
-	}
-	if cfg.OpenStore == nil {
-		cfg.OpenStore = func(o store.Options) (store.Log, error) { return sqlite.Open(cfg.DBPath, o) }
 	}
 	st, err := cfg.OpenStore(cfg.Store)
 	if err != nil {

@@ -1,9 +1,8 @@
 package hub
 
 import (
-	"database/sql"
-
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -139,12 +138,11 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 	// Only the author's own events are deleted; look them up in one pass.
 	var reactions []string
 	undeletable := -1
-	err := t.eachIn(`SELECT id, kind FROM events WHERE pubkey = ? AND id IN (%s)`, ids, func(r *sql.Rows) error {
-		var id string
-		var kind int
-		if err := r.Scan(&id, &kind); err != nil {
-			return err
-		}
+	byKind, err := store.KindsBy(t, ev.PubKey, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, kind := range byKind {
 		switch {
 		case kinds.Classify(kind).Undeletable():
 			undeletable = kind
@@ -153,10 +151,6 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 		case kind == kinds.Profile:
 			profileGone = true
 		}
-		return nil
-	}, ev.PubKey)
-	if err != nil {
-		return nil, err
 	}
 	if undeletable >= 0 {
 		return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", undeletable)

@@ -2,16 +2,12 @@ package hub
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/store"
-	"github.com/ainb/hive/store/sqlite"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -28,7 +24,7 @@ func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
 		}
 		h.proj.RolledBack() // the tables it cached from are being rebuilt
 		t := h.proj.tx(sqlTx, nil)
-		return stateEvents(sqlTx, func(ev *nostr.Event) error {
+		return store.EachOfKinds(sqlTx, kinds.StateKinds(), func(ev *nostr.Event) error {
 			replayed++
 			if _, err := sqlTx.Exec("SAVEPOINT r"); err != nil {
 				return err
@@ -45,78 +41,14 @@ func (h *Hub) Rebuild(ctx context.Context) (replayed, refused int, err error) {
 	return replayed, refused, err
 }
 
-type querier interface {
-	Query(string, ...any) (*sql.Rows, error)
-}
-
-// stateEvents calls fn with every state event of the log in commit order. It
-// reads a page of events at a time, so the log is never all in memory.
-func stateEvents(q querier, fn func(*nostr.Event) error) error {
-	state := kinds.StateKinds()
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(state)), ",")
-	args := make([]any, len(state), len(state)+1)
-	for i, k := range state {
-		args[i] = k
-	}
-	const page = 64
-	query := "SELECT seq, raw FROM events WHERE kind IN (" + ph + ") AND seq > ? ORDER BY seq LIMIT " + fmt.Sprint(page)
-	var after int64
-	for {
-		rows, err := q.Query(query, append(args, after)...)
-		if err != nil {
-			return err
-		}
-		var evs []*nostr.Event
-		for rows.Next() {
-			var raw string
-			if err := rows.Scan(&after, &raw); err != nil {
-				rows.Close()
-				return err
-			}
-			ev := &nostr.Event{}
-			if err := ev.UnmarshalJSON([]byte(raw)); err != nil {
-				rows.Close()
-				return err
-			}
-			evs = append(evs, ev)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, ev := range evs {
-			if err := fn(ev); err != nil {
-				return err
-			}
-		}
-		if len(evs) < page {
-			return nil
-		}
-	}
-}
-
-// Verify rebuilds every projection of the log at dbPath into a scratch
-// database and lists each row that differs from the live tables. The live
-// database is only read.
-func Verify(ctx context.Context, dbPath, admin string) (diffs []string, replayed int, err error) {
-	live, err := sqlite.OpenReadOnly(dbPath)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer live.Close()
-	return VerifyLog(ctx, live, admin)
-}
-
-// VerifyLog is Verify for any log, read through live (its Reader).
-func VerifyLog(ctx context.Context, live store.Reader, admin string) (diffs []string, replayed int, err error) {
-	dir, err := os.MkdirTemp("", "hive-replay-")
-	if err != nil {
-		return nil, 0, err
-	}
-	defer os.RemoveAll(dir)
+// VerifyLog rebuilds every projection of the log live reads (its Reader,
+// or a read-only connection to its database) into a scratch log that
+// scratch opens, and lists each row that differs from the live tables. The
+// live log is only read.
+func VerifyLog(ctx context.Context, live store.Reader, admin string, scratch store.Opener) (diffs []string, replayed int, err error) {
 	h := &Hub{admin: admin, log: discardLogger(), targets: newChannelCache(16)}
 	h.proj = newProjector(h)
-	st, err := sqlite.Open(filepath.Join(dir, "scratch.db"), store.Options{Projector: h.proj})
+	st, err := scratch(store.Options{Projector: h.proj, SweepEvery: -1})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -124,28 +56,7 @@ func VerifyLog(ctx context.Context, live store.Reader, admin string) (diffs []st
 	h.Store = st
 	// Copy the log as plain rows (no rules: the rules need the events state
 	// events point at), then replay the rules over it exactly as a restart does.
-	rows, err := live.Query(`SELECT seq, id, pubkey, created_at, kind, d, expiration, raw FROM events ORDER BY seq`)
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading the log: %w", err)
-	}
-	err = st.Exec(ctx, func(tx store.WriteTx) error {
-		for rows.Next() {
-			var seq, at int64
-			var kind int
-			var id, pk, raw string
-			var d sql.NullString
-			var exp sql.NullInt64
-			if err := rows.Scan(&seq, &id, &pk, &at, &kind, &d, &exp, &raw); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(`INSERT INTO events (seq, id, pubkey, created_at, kind, d, expiration, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, seq, id, pk, at, kind, d, exp, raw); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	})
-	rows.Close()
-	if err != nil {
+	if err := st.Exec(ctx, func(tx store.WriteTx) error { return store.CopyRows(live, tx) }); err != nil {
 		return nil, 0, err
 	}
 	replayed, _, err = h.Rebuild(ctx)
@@ -157,7 +68,7 @@ func VerifyLog(ctx context.Context, live store.Reader, admin string) (diffs []st
 		if err != nil {
 			return nil, replayed, fmt.Errorf("live %s: %w", t, err)
 		}
-		b, err := dumpTable(st.ReadDB(), t)
+		b, err := dumpTable(st.Reader(), t)
 		if err != nil {
 			return nil, replayed, fmt.Errorf("rebuilt %s: %w", t, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
@@ -37,6 +36,7 @@ func allRules() ruleSet {
 	threadRules(rs)
 	overlayRules(rs)
 	agentRules(rs)
+	readStateRules(rs)
 	return rs
 }
 
@@ -97,45 +97,17 @@ func (t *tx) note(d delta) {
 	}
 }
 
-// eachIn runs query, whose %s stands for a list of placeholders, over ids a
-// page at a time (after the leading args), calling fn for every row.
-func (t *tx) eachIn(query string, ids []string, fn func(*sql.Rows) error, args ...any) error {
-	const page = 256
-	for len(ids) > 0 {
-		n := min(len(ids), page)
-		all := append([]any{}, args...)
-		for _, id := range ids[:n] {
-			all = append(all, id)
-		}
-		rows, err := t.Query(fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", n), ",")), all...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := fn(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		ids = ids[n:]
-	}
-	return nil
-}
-
 // writeCache holds channel rows and roles read or written by earlier events,
 // so a message does not query them again. Only the writer goroutine uses it;
 // a rollback drops it whole.
 type writeCache struct {
 	channels map[string]*channel // nil value: known not to exist
 	roles    map[[2]string]role
+	attested map[string]attestedKey // emptied when a profile or revocation changes
 }
 
 func newWriteCache() *writeCache {
-	return &writeCache{channels: map[string]*channel{}, roles: map[[2]string]role{}}
+	return &writeCache{channels: map[string]*channel{}, roles: map[[2]string]role{}, attested: map[string]attestedKey{}}
 }
 
 func (c *writeCache) putChannel(id string, ch *channel) {
@@ -228,18 +200,7 @@ func (t *tx) owners(channel string) (int, error) {
 }
 
 // event loads a stored event by id, or nil.
-func (t *tx) event(id string) (*nostr.Event, error) {
-	var raw string
-	err := t.QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ev := &nostr.Event{}
-	return ev, ev.UnmarshalJSON([]byte(raw))
-}
+func (t *tx) event(id string) (*nostr.Event, error) { return store.EventByID(t, id) }
 
 // ownerOf is the NIP-OA owner recorded for an agent key (from its profile).
 func (t *tx) ownerOf(pk string) (string, error) {
@@ -262,8 +223,23 @@ func notStored(id, format string, args ...any) error {
 }
 
 // attested reads an attested key's owner, device marker, conditions and
-// its owner's revocation of it.
+// its owner's revocation of it (cached: every event's author is looked up,
+// to know whom it acts as).
 func (t *tx) attested(pk string) (attestedKey, error) {
+	if a, ok := t.cache.attested[pk]; ok {
+		return a, nil
+	}
+	a, err := t.loadAttested(pk)
+	if err == nil {
+		if len(t.cache.attested) > 100000 {
+			clear(t.cache.attested)
+		}
+		t.cache.attested[pk] = a
+	}
+	return a, err
+}
+
+func (t *tx) loadAttested(pk string) (attestedKey, error) {
 	var a attestedKey
 	var raw string
 	err := t.QueryRow(`SELECT a.owner, a.conditions, EXISTS (SELECT 1 FROM devices d WHERE d.device = a.agent)

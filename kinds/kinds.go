@@ -127,7 +127,7 @@ var table = []Kind{
 	{Auth, "AUTH (NIP-42)", NoPartition, NeverStored, []string{"relay", "challenge"}, AuthorOnly, false, NoEffect, "only inside an AUTH message"},
 	{PairingMessage, "pairing message (NIP-AB)", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, NoEffect, "exactly one `p`"},
 	{ObserverFrame, "agent observer frame", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, NoEffect, "NIP-44; exactly one `p`: the sender's owner or one of its agents, the only reader"},
-	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, NoEffect, "NIP-44 to self; `d` = read-state:<context>"},
+	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, NoEffect, "`d` = read-state:<context>; content = position (unix seconds); readable by the member's keys; never moves backwards"},
 	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "owner-signed; `d` = agent pubkey"},
 	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
@@ -217,3 +217,7 @@ func MarkdownTable() string {
 	}
 	return b.String()
 }
+
+// ReadStatePrefix starts the d tag of a read position (kind ReadState):
+// "read-state:<context>" (spec/channels.md, "Read state").
+const ReadStatePrefix = "read-state:"

@@ -12,7 +12,8 @@ import (
 
 // handleAuth checks a NIP-42 AUTH event against this connection and the hub's
 // public URLs, then asks the Admit hooks whether the key may use the hub.
-// A refused AUTH leaves the connection as it was, authenticated or not.
+// A refused AUTH leaves the connection as it was, authenticated or not; a
+// key that admission refuses is remembered (see notAuthed).
 func (c *Conn) handleAuth(ev *nostr.Event) {
 	r := c.relay
 	// The cheap checks first: a signature is verified only for an AUTH event
@@ -38,20 +39,45 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	// connection by its key: either the hooks see the cut-off or its kick
 	// sees the connection.
 	c.mu.Lock()
-	c.pubkey = ev.PubKey
+	c.pubkey, c.refusal = ev.PubKey, ""
 	c.mu.Unlock()
+	msg := ""
 	for _, fn := range r.Hooks.Admit {
-		if msg := fn(c.ctx, c, ev); msg != "" {
-			c.mu.Lock()
-			c.pubkey, c.owner, c.meta = "", "", nil
-			c.mu.Unlock()
-			c.reply(okMsg(ev.ID, false, msg))
-			return
+		if msg = fn(c.ctx, c, ev); msg != "" {
+			break
 		}
+	}
+	if msg == "" {
+		msg = r.joinMember(c)
+	}
+	if msg != "" {
+		c.mu.Lock()
+		c.pubkey, c.owner, c.meta = "", "", nil
+		if strings.HasPrefix(msg, "restricted: ") {
+			c.refusal = msg
+		}
+		c.mu.Unlock()
+		c.reply(okMsg(ev.ID, false, msg))
+		return
 	}
 	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
 	c.reply(okMsg(ev.ID, true, ""))
+}
+
+// notAuthed answers an EVENT, REQ or COUNT (to do: "publishing",
+// "reading") that needs AUTH. After admission refused this connection's key,
+// it is restricted: with the refusal's reason, so that a client fails at
+// once with it instead of waiting to authenticate again, as it does on
+// auth-required:.
+func (c *Conn) notAuthed(to string) string {
+	c.mu.Lock()
+	why := c.refusal
+	c.mu.Unlock()
+	if why == "" {
+		return "auth-required: authenticate with NIP-42 before " + to
+	}
+	return "restricted: AUTH was refused: " + strings.TrimPrefix(why, "restricted: ")
 }
 
 // checkAuthEvent applies NIP-42's rules to an AUTH event.

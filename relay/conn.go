@@ -35,9 +35,11 @@ type Conn struct {
 	queued   chan struct{} // one token per message read and not yet handled
 
 	mu       sync.Mutex
-	pubkey   string // NIP-42 authenticated pubkey
-	owner    string // for an attested agent or device: its owner
-	meta     any    // policy data attached at AUTH (e.g. the attestation)
+	pubkey   string  // NIP-42 authenticated pubkey
+	refusal  string  // why admission refused this connection's last AUTH, until one succeeds
+	owner    string  // for an attested agent or device: its owner
+	meta     any     // policy data attached at AUTH (e.g. the attestation)
+	member   *member // whose budget the connection counts against, from AUTH on
 	in       [][]byte
 	working  bool
 	out      [][]byte  // complete frames waiting for a writer (writer.go)

@@ -47,7 +47,7 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	r.metrics().EventIn(ev.Kind)
 	// Before AUTH an EVENT is refused unread: no hashing, no signature check.
 	if c.needsAuth() {
-		c.reply(c.okFor(ev, start, false, "auth-required: authenticate with NIP-42 before publishing"))
+		c.reply(c.okFor(ev, start, false, c.notAuthed("publishing")))
 		return
 	}
 	k := kinds.Classify(ev.Kind)
@@ -125,7 +125,7 @@ func prefixed(err error) string {
 func (c *Conn) checkFilters(filters []nostr.Filter) string {
 	r := c.relay
 	if c.needsAuth() {
-		return "auth-required: authenticate with NIP-42 before reading"
+		return c.notAuthed("reading")
 	}
 	if len(filters) > r.cfg.MaxFilters {
 		return fmt.Sprintf("invalid: at most %d filters per request", r.cfg.MaxFilters)
@@ -242,8 +242,13 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 		if len(atOldest) > 0 {
 			page.Until = &oldest
 		}
+		done := c.startRead()
+		if done == nil {
+			return context.Canceled
+		}
 		found, err := r.store.QueryRaw(c.ctx, page, scope)
 		if err != nil {
+			done()
 			return err
 		}
 		for _, st := range found {
@@ -264,6 +269,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 				c.reply(eventMsg(sub.prefix, st.Raw))
 			}
 		}
+		done()
 		if len(found) < page.Limit {
 			return nil // the log has no more
 		}
@@ -274,6 +280,11 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 // sendSearch sends a search filter's results, ranked, in one read: ranking
 // comes before the limit, so the answer cannot be paged by created_at.
 func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope) error {
+	done := c.startRead()
+	if done == nil {
+		return context.Canceled
+	}
+	defer done()
 	found, err := c.relay.store.QueryRaw(c.ctx, f, scope)
 	if err != nil {
 		return err

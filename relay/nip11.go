@@ -20,6 +20,12 @@ type limitation struct {
 	MaxUnauthConnections   int     `json:"max_unauth_connections"`
 	MaxUnauthConnsPerIP    int     `json:"max_unauth_connections_per_ip"`
 	AuthTimeoutSeconds     int     `json:"auth_timeout"`
+	MaxPendingConnections  int     `json:"max_pending_connections"`
+	MaxPendingConnsPerIP   int     `json:"max_pending_connections_per_ip"`
+	HeaderTimeoutSeconds   int     `json:"header_timeout"`
+	MaxConnsPerMember      int     `json:"max_connections_per_member"`
+	MaxMemberQueuedBytes   int     `json:"max_member_queued_bytes"`
+	MaxMemberReads         int     `json:"max_member_reads"`
 }
 
 type info struct {
@@ -60,6 +66,12 @@ func (r *Relay) Info() any {
 			MaxUnauthConnections:   r.cfg.MaxUnauthConns,
 			MaxUnauthConnsPerIP:    r.cfg.MaxUnauthPerAddr,
 			AuthTimeoutSeconds:     int(r.cfg.AuthTimeout.Seconds()),
+			MaxPendingConnections:  r.cfg.MaxPendingConns,
+			MaxPendingConnsPerIP:   r.cfg.MaxPendingPerAddr,
+			HeaderTimeoutSeconds:   int(r.cfg.HeaderTimeout.Seconds()),
+			MaxConnsPerMember:      r.cfg.MaxConnsPerMember,
+			MaxMemberQueuedBytes:   r.cfg.MaxMemberQueued,
+			MaxMemberReads:         r.cfg.MaxMemberReads,
 		},
 	}
 	return doc

@@ -5,6 +5,7 @@ package relay
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -47,6 +48,17 @@ type Config struct {
 	UnauthRate            float64 // and then per second (default 2)
 	MaxUnauthConns        int     // concurrent unauthenticated connections (default 1,024)
 	MaxUnauthPerAddr      int     // of them from one source address (default 128)
+
+	// Before the websocket upgrade (pending.go; with ConnState as the HTTP
+	// server's hook).
+	MaxPendingConns   int           // connections not upgraded yet (default 1,024)
+	MaxPendingPerAddr int           // of them from one source address (default 64)
+	HeaderTimeout     time.Duration // to finish the TLS handshake and the request headers (default 5 s)
+
+	// What one member may cost, its agents and devices included (members.go).
+	MaxConnsPerMember int // authenticated connections (default 64)
+	MaxMemberQueued   int // outbound bytes queued on them (default 16 MiB)
+	MaxMemberReads    int // stored pages read and sent at once (default 2)
 }
 
 // Defaults returns the configuration with every default applied.
@@ -82,6 +94,11 @@ func (c *Config) defaults() {
 	set(&c.UnauthBurst, 20)
 	set(&c.MaxUnauthConns, 1024)
 	set(&c.MaxUnauthPerAddr, 128)
+	set(&c.MaxPendingConns, 1024)
+	set(&c.MaxPendingPerAddr, 64)
+	set(&c.MaxConnsPerMember, 64)
+	set(&c.MaxMemberQueued, 16<<20)
+	set(&c.MaxMemberReads, 2)
 	if c.UnauthRate <= 0 {
 		c.UnauthRate = 2
 	}
@@ -90,6 +107,7 @@ func (c *Config) defaults() {
 	setD(&c.PingInterval, 30*time.Second)
 	setD(&c.AuthWindow, 60*time.Second)
 	setD(&c.AuthTimeout, 60*time.Second)
+	setD(&c.HeaderTimeout, 5*time.Second)
 	if c.Name == "" {
 		c.Name = "hive"
 	}
@@ -137,9 +155,11 @@ type Relay struct {
 	fanout   chan fanItem
 	writers  writerPool
 
-	mu     sync.Mutex
-	conns  map[*Conn]struct{}
-	unauth unauthSlots
+	mu      sync.Mutex
+	conns   map[*Conn]struct{}
+	unauth  unauthSlots
+	pending pendingConns
+	members memberSet
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -152,14 +172,16 @@ func New(cfg Config, st Log, log *slog.Logger) *Relay {
 		log = slog.Default()
 	}
 	r := &Relay{
-		cfg:    cfg,
-		store:  st,
-		log:    log,
-		subs:   newSubIndex(),
-		fanout: make(chan fanItem, 4096),
-		conns:  make(map[*Conn]struct{}),
-		unauth: unauthSlots{byAddr: make(map[string]int)},
-		stop:   make(chan struct{}),
+		cfg:     cfg,
+		store:   st,
+		log:     log,
+		subs:    newSubIndex(),
+		fanout:  make(chan fanItem, 4096),
+		conns:   make(map[*Conn]struct{}),
+		unauth:  unauthSlots{byAddr: make(map[string]int)},
+		pending: pendingConns{byConn: make(map[net.Conn]string), byAddr: make(map[string]int)},
+		members: memberSet{m: make(map[string]*member)},
+		stop:    make(chan struct{}),
 	}
 	r.upgrader = websocket.Upgrader{
 		ReadBufferSize:  cfg.ReadBufferBytes,
@@ -262,6 +284,7 @@ func (r *Relay) forget(c *Conn) {
 	delete(r.conns, c)
 	r.mu.Unlock()
 	c.leaveUnauth()
+	r.leaveMember(c)
 	r.subs.removeConn(c)
 }
 

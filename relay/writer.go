@@ -93,7 +93,8 @@ func (c *Conn) send(f []byte) {
 		return
 	}
 	max := c.relay.cfg.MaxOutboundBytes
-	if n := c.outBytes + len(f); n > max && (n > hardCapX*max || time.Since(c.progress) > stallWindow) {
+	n := c.outBytes + len(f)
+	if n > max && (n > hardCapX*max || time.Since(c.progress) > stallWindow) || c.member.over(len(f), 2*c.relay.cfg.MaxMemberQueued) {
 		drop := !c.dropping
 		c.dropping = true
 		queued := c.outBytes
@@ -111,6 +112,7 @@ func (c *Conn) send(f []byte) {
 // reply queues a frame, first waiting while the queue holds MaxOutboundBytes:
 // for the connection's own answers, sent from its worker.
 func (c *Conn) reply(f []byte) {
+	c.waitMemberRoom(len(f))
 	c.mu.Lock()
 	for !c.closed && c.outBytes > 0 && c.outBytes+len(f) > c.relay.cfg.MaxOutboundBytes {
 		c.room.Wait()
@@ -134,6 +136,7 @@ func (c *Conn) sendControl(f []byte) {
 func (c *Conn) enqueue(f []byte) {
 	c.out = append(c.out, f)
 	c.outBytes += len(f)
+	c.member.add(len(f))
 	if !c.writing {
 		c.writing = true
 		c.progress = time.Now()
@@ -170,9 +173,15 @@ func (c *Conn) wrote(n int64) {
 		return
 	}
 	c.mu.Lock()
+	if c.closed { // leaveMember gave back what was queued
+		c.mu.Unlock()
+		return
+	}
 	c.outBytes -= int(n)
 	c.progress = time.Now()
+	m := c.member
 	c.mu.Unlock()
+	m.add(-int(n))
 	c.room.Broadcast()
 }
 

@@ -65,13 +65,17 @@ type Dialect interface {
 }
 
 // SearchSQL is a full-text search as a backend renders it, each part with
-// its own arguments so Core can place them in any query: From joins the
-// index to the events row e, Match is the condition, Rank orders best
-// first (before Core's newest-first tie break) and Excerpt is the matched
-// text with the matches marked [like this].
+// its own arguments so Core can place them in its queries. From joins the
+// index to the events row e and Match is the condition (both in every
+// search query); Newest orders matches newest first, as the index reads
+// them; Score is a match's text rank, lower is better; Close, if the rank
+// does not weigh proximity itself, lists the matches at or after a sequence
+// number (its last argument, appended by Core) whose terms lie close
+// together; Excerpt is the matched text with the matches marked [like
+// this].
 type SearchSQL struct {
-	From, Match, Rank, Excerpt             string
-	FromArgs, MatchArgs, RankArgs, ExcArgs Args
+	From, Match, Newest, Score, Close, Excerpt         string
+	FromArgs, MatchArgs, ScoreArgs, CloseArgs, ExcArgs Args
 }
 
 // Row is an event as the events table and the tag index hold it.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -22,12 +23,27 @@ type Hit struct {
 // current text matches (edits applied, deleted ones never), narrowed by the
 // filter's other fields and by scope inside the query, best match first
 // (newest first among equals), limit applied after ranking. Each hit
-// carries an excerpt.
+// carries an excerpt. The ranking covers the newest searchWindow matches
+// (or limit, if larger) the filter and the scope let through.
 func (c *Core) Search(ctx context.Context, f nostr.Filter, scope *Scope) ([]Hit, error) {
 	return c.search(ctx, f, scope, true)
 }
 
+// searchWindow is how many matches, newest first, a search ranks: a query
+// whose words are in many messages costs the same as one of a few.
+const searchWindow = 1000
+
+// candidate is a match of a search's window, as it is ranked.
+type candidate struct {
+	seq, at int64
+	id      string
+	score   float64
+	far     bool // the terms do not lie close together
+}
+
 // search is Search; without excerpts when the caller only sends the events.
+// It reads the window of matches with their scores, ranks it, then reads the
+// events (and excerpts) of the best limit of them.
 func (c *Core) search(ctx context.Context, f nostr.Filter, scope *Scope, excerpts bool) ([]Hit, error) {
 	limit := c.limit(f)
 	if limit == 0 {
@@ -37,32 +53,107 @@ func (c *Core) search(ctx context.Context, f nostr.Filter, scope *Scope, excerpt
 	if err != nil {
 		return nil, err
 	}
-	var args Args
 	s := c.db.Search(q)
+	args := append(Args{}, s.ScoreArgs...)
 	where, empty, err := c.searchWhere(ctx, f, q, s, scope, &args)
 	if err != nil || empty {
 		return nil, err
 	}
-	sel := "e.raw"
-	if excerpts {
-		sel += ", " + s.Excerpt
-		args = append(append(Args{}, s.ExcArgs...), args...)
+	cands, err := c.window(ctx, "SELECT e.seq, e.created_at, e.id, "+s.Score+" FROM "+s.From+" WHERE "+where+
+		" ORDER BY "+s.Newest+" LIMIT "+strconv.Itoa(max(searchWindow, limit)), args)
+	if err != nil || len(cands) == 0 {
+		return nil, err
 	}
-	args = append(args, s.RankArgs...)
-	query := "SELECT " + sel + " FROM " + s.From + " WHERE " + where +
-		" ORDER BY " + s.Rank + ", e.created_at DESC, e.id LIMIT " + strconv.Itoa(limit)
+	if s.Close != "" {
+		if err := c.markFar(ctx, s, cands); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		switch {
+		case a.far != b.far:
+			if a.far {
+				return 1
+			}
+			return -1
+		case a.score != b.score:
+			return cmp.Compare(a.score, b.score)
+		case a.at != b.at:
+			return cmp.Compare(b.at, a.at)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	return c.hits(ctx, s, cands[:min(limit, len(cands))], excerpts)
+}
+
+// window reads the candidates a window query selects.
+func (c *Core) window(ctx context.Context, query string, args Args) ([]candidate, error) {
 	rows, err := c.db.Read(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("error: search: %w", err)
 	}
 	defer rows.Close()
-	var out []Hit
+	var out []candidate
 	for rows.Next() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		var k candidate
+		if err := rows.Scan(&k.seq, &k.at, &k.id, &k.score); err != nil {
+			return nil, fmt.Errorf("error: search: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// markFar marks the candidates whose terms do not lie close together.
+func (c *Core) markFar(ctx context.Context, s SearchSQL, cands []candidate) error {
+	oldest := cands[len(cands)-1].seq
+	for _, k := range cands {
+		oldest = min(oldest, k.seq)
+	}
+	rows, err := c.db.Read(ctx, s.Close, append(append(Args{}, s.CloseArgs...), oldest)...)
+	if err != nil {
+		return fmt.Errorf("error: search: %w", err)
+	}
+	defer rows.Close()
+	close := map[int64]bool{}
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return fmt.Errorf("error: search: %w", err)
+		}
+		close[seq] = true
+	}
+	for i := range cands {
+		cands[i].far = !close[cands[i].seq]
+	}
+	return rows.Err()
+}
+
+// hits reads the events (and excerpts) of the ranked candidates, in order.
+func (c *Core) hits(ctx context.Context, s SearchSQL, best []candidate, excerpts bool) ([]Hit, error) {
+	seqs := make([]string, len(best))
+	for i, k := range best {
+		seqs[i] = strconv.FormatInt(k.seq, 10)
+	}
+	sel, args := "e.seq, e.raw", Args{}
+	if excerpts {
+		sel += ", " + s.Excerpt
+		args = append(args, s.ExcArgs...)
+	}
+	args = append(append(args, s.FromArgs...), s.MatchArgs...)
+	rows, err := c.db.Read(ctx, "SELECT "+sel+" FROM "+s.From+" WHERE "+s.Match+" AND e.seq IN ("+strings.Join(seqs, ",")+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("error: search: %w", err)
+	}
+	defer rows.Close()
+	found := make(map[int64]Hit, len(best))
+	for rows.Next() {
+		var seq int64
 		var h Hit
-		dest := []any{&h.Raw}
+		dest := []any{&seq, &h.Raw}
 		if excerpts {
 			dest = append(dest, &h.Excerpt)
 		}
@@ -73,9 +164,18 @@ func (c *Core) search(ctx context.Context, f nostr.Filter, scope *Scope, excerpt
 		if err := h.Event.UnmarshalJSON(h.Raw); err != nil {
 			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
 		}
-		out = append(out, h)
+		found[seq] = h
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Hit, 0, len(best))
+	for _, k := range best {
+		if h, ok := found[k.seq]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // limit is the number of rows a filter asks for, within the store's limits.

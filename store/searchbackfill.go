@@ -53,11 +53,10 @@ func (p SearchProgress) String() string {
 }
 
 // ReadSearchProgress reads the build's progress from a log's database.
-func ReadSearchProgress(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}) (SearchProgress, error) {
+// It fails on a log whose index does not exist yet.
+func ReadSearchProgress(ctx context.Context, q Querier) (SearchProgress, error) {
 	var p SearchProgress
-	rows, err := q.QueryContext(ctx, `SELECT k, v FROM search_state`)
+	rows, err := q.Query(`SELECT k, v FROM search_state`)
 	if err != nil {
 		return p, err
 	}

@@ -27,10 +27,11 @@ type rowJSON struct {
 		Count int      `json:"count"`
 		Who   []string `json:"who"`
 	} `json:"reactions"`
-	Replies int    `json:"replies"`
-	Name    string `json:"name"`
-	Label   string `json:"label"`
-	Shown   string `json:"shown"`
+	Replies  int      `json:"replies"`
+	Mentions []string `json:"mentions"`
+	Name     string   `json:"name"`
+	Label    string   `json:"label"`
+	Shown    string   `json:"shown"`
 }
 
 // reactions is a row's count per emoji.
@@ -89,6 +90,8 @@ func TestChatThroughCLI(t *testing.T) {
 	}
 	c.ok("member", "add", alice.Npub, "--profile", "admin")
 	c.ok("member", "add", bob.Npub, "--profile", "admin")
+	c.ok("profile", "name", "alice", "--profile", "alice")
+	c.ok("profile", "name", "bob", "--profile", "bob")
 	members := c.ok("member", "list", "--profile", "admin", "--json")
 	if !strings.Contains(members, alice.Npub) || !strings.Contains(members, bob.Npub) {
 		t.Fatalf("member list: %s", members)
@@ -143,7 +146,7 @@ func TestChatThroughCLI(t *testing.T) {
 		}
 	}
 	// unread for bob: 2 content rows by alice; reactions, edits and deleted rows never count
-	c.ok("react", first.ID, "+", "--profile", "bob")
+	c.ok("react", first.ID[:8], "+", "--profile", "bob") // the short id read and tail print
 	c.ok("edit", first.ID, "hello bob (edited)", "--profile", "alice")
 	third := rows(t, c.ok("send", "general-chat", "delete me", "--profile", "alice", "--json"))[0]
 	c.ok("delete", third.ID, "--profile", "alice")
@@ -159,7 +162,7 @@ func TestChatThroughCLI(t *testing.T) {
 	hist := rows(t, readOut)
 	// a reply comes after what it answers, whatever their ids
 	if len(hist) != 2 || hist[0].ID != first.ID || hist[0].Text != "hello bob (edited)" || !hist[0].Edited || hist[0].reactions()["+"] != 1 ||
-		hist[0].Replies != 1 || hist[1].ID != reply.ID || hist[1].Text != "from stdin" {
+		hist[0].Replies != 1 || hist[0].Name != "alice" || hist[1].ID != reply.ID || hist[1].Text != "from stdin" {
 		t.Fatalf("read: %+v", hist)
 	}
 	joined := false
@@ -192,9 +195,24 @@ func TestChatThroughCLI(t *testing.T) {
 		t.Fatalf("wait timeout: exit %d, want 6", code)
 	}
 	// dm, and errors by the contract
-	dm := rows(t, c.ok("dm", bob.Npub, "psst", "--profile", "alice", "--json"))[0]
+	dm := rows(t, c.ok("dm", "bob", "psst", "--profile", "alice", "--json"))[0] // a name for the key
 	if got := rows(t, c.ok("read", dm.Channel, "--profile", "bob", "--json")); len(got) != 1 || got[0].Text != "psst" {
 		t.Fatalf("bob's dm: %+v", got)
+	}
+	// @name in the text is a mention; send says who sent it
+	if sent := c.ok("send", "general-chat", "@bob have a look", "--profile", "alice"); !strings.HasPrefix(sent, "sent ") || !strings.HasSuffix(sent, " to general-chat as alice\n") {
+		t.Fatalf("send said %q", sent)
+	}
+	if got := rows(t, c.ok("tail", "general-chat", "--limit", "1", "--profile", "bob", "--json")); len(got) != 1 || len(got[0].Mentions) != 1 || got[0].Shown != "@bob have a look" {
+		t.Fatalf("@bob is no mention: %+v", got)
+	}
+	// a name two keys have is ambiguous: the error lists both
+	var carol struct{ Npub string }
+	json.Unmarshal([]byte(c.ok("profile", "add", "carol", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &carol)
+	c.ok("member", "add", carol.Npub, "--profile", "admin")
+	c.ok("profile", "name", "Bob", "--profile", "carol")
+	if _, errOut, code := c.run("dm", "bob", "hi", "--profile", "alice"); code != 5 || !strings.Contains(errOut, `2 keys are named "bob": give one of them`) || !strings.Contains(errOut, bob.Npub) || !strings.Contains(errOut, carol.Npub) {
+		t.Fatalf("ambiguous name: exit %d %s", code, errOut)
 	}
 	for _, tc := range []struct {
 		args []string

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/postgres"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
@@ -171,7 +174,11 @@ func TestProjectionsRebuildFromLog(t *testing.T) {
 
 	live := h.rawDB(t)
 	defer live.Close()
-	diffs, n, err := hub.VerifyLog(context.Background(), live, h.Admin.pk)
+	var q store.Reader = live
+	if h.DSN != "" {
+		q = postgres.Reader(live)
+	}
+	diffs, n, err := hub.VerifyLog(context.Background(), q, h.Admin.pk, sqliteAt(filepath.Join(t.TempDir(), "scratch.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

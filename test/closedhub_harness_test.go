@@ -57,7 +57,10 @@ func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn str
 	for _, f := range limits {
 		f(&rc)
 	}
-	h, err := hub.Open(hub.Config{DBPath: path, OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: rc, Log: slog.New(slog.DiscardHandler)})
+	if openStore == nil {
+		openStore = sqliteAt(path)
+	}
+	h, err := hub.Open(hub.Config{OpenStore: openStore, Admin: admin.pk, Keys: hk, Relay: rc, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

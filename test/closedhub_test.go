@@ -45,9 +45,13 @@ func TestAuthAttackMatrix(t *testing.T) {
 		if string(m[2]) != "false" || !hasPrefix(str(m[3]), prefix) {
 			t.Fatalf("got %s %s, want refusal %q", m[2], m[3], prefix)
 		}
-		// still unauthenticated, still usable
-		if _, msg := c.req("after", nostr.Filter{Kinds: []int{1}}); !hasPrefix(msg, "auth-required:") {
-			t.Fatalf("after refused AUTH: %q", msg)
+		// still unauthenticated, still usable; a refused key is told why
+		after := "auth-required:"
+		if prefix == "restricted:" {
+			after = "restricted: AUTH was refused: " + strings.TrimPrefix(str(m[3]), "restricted: ")
+		}
+		if _, msg := c.req("after", nostr.Filter{Kinds: []int{1}}); msg != after && !(after == "auth-required:" && hasPrefix(msg, after)) {
+			t.Fatalf("after refused AUTH: %q, want %q", msg, after)
 		}
 	}
 	t.Run("wrong challenge", func(t *testing.T) {

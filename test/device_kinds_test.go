@@ -87,6 +87,19 @@ func TestDeviceActsAsOwnerEveryKindClass(t *testing.T) {
 	p.must(phone.sign(t, 9005, "", nostr.Tag{"e", doomed.ID}, nostr.Tag{"h", "priv"}))
 	tm.b.refused(bob.sign(t, 40003, "bob edits", nostr.Tag{"e", secret.ID}, nostr.Tag{"h", "priv"}), "restricted: not a member of channel priv")
 
+	// Ephemeral kinds obey the same rule: typing in the owner's private channel.
+	d.must(dev.sign(t, 20002, "", nostr.Tag{"h", "priv"}))
+	tm.ag.refused(tm.agent.sign(t, 20002, "", nostr.Tag{"h", "priv"}), "restricted: not a member of channel priv")
+	// NIP-09 deletes only the key's own events (the store's rule); 9005 is how a
+	// device removes its owner's message (above).
+	own := d.must(dev.sign(t, 9, "laptop, to delete", nostr.Tag{"h", "priv"}))
+	d.must(dev.sign(t, 5, "", nostr.Tag{"e", own.ID}))
+	if got := mustRead(t, tm.a, nostr.Filter{IDs: []string{own.ID}}); len(got) != 0 {
+		t.Fatalf("the laptop's deleted message is still stored: %v", got)
+	}
+	// Hub-signed kinds stay the hub's.
+	d.refused(dev.sign(t, 39000, "", nostr.Tag{"d", "priv"}), "restricted: kind 39000 is signed by the hub only")
+
 	// Membership: joining, and channel admin with the owner's role.
 	createChannel(t, w.m, w.mallory, "mall", "open")
 	tm.a.refused(alice.sign(t, 9022, "", nostr.Tag{"h", "mall"}), "invalid: not a member of mall")

@@ -1,12 +1,12 @@
 package test
 
 import (
+	"github.com/ainb/hive/client/observer"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
@@ -35,12 +35,19 @@ func TestAgentPosingAsDeviceIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if identity.IsDeviceConditions(stag[2]) {
+		t.Fatalf("hive agent attest wrote the device clause: %q", stag[2])
+	}
+	// The one not-before that would write it is refused.
+	if out, errOut, code := newCLI(t).run("agent", "attest", "--key", keyFile, "--agent", sibling.pk, "--expires", "1h", "--not-before", "1"); code != 1 || !strings.Contains(errOut, "a not-before of 1 allows every event; leave it out") {
+		t.Fatalf("hive agent attest --not-before 1: exit %d\n%s%s", code, out, errOut)
+	}
 	sr := e.h.as(t, sibling, stag)
 	sr.must(sibling.sign(t, 0, `{"name":"phone","about":"hive device"}`, stag, nostr.Tag{"device"}))
 	siblingCK, _ := nip44.GenerateConversationKey(e.agent.pk, sibling.sk)
 	stolen := e.watchFramesAs(t, sibling, siblingCK, stag)
 
-	watch := e.controlFrom(t, sibling, agentbridge.Control{V: 1, Type: agentbridge.CtlWatch})
+	watch := e.controlFrom(t, sibling, observer.Control{V: 1, Type: observer.CtlWatch})
 	ok, msg := sr.publish(watch)
 	if ok || msg != "restricted: observer frames do not go between two agents; a key attested by the owner reaches the owner's agents only as a paired device (enrolled with hive pair: its attestation carries the device clause created_at>0)" {
 		t.Fatalf("the sibling agent's watch frame: ok=%v %q", ok, msg)
@@ -49,7 +56,7 @@ func TestAgentPosingAsDeviceIsRefused(t *testing.T) {
 	owner := e.watchFrames(t)
 	m := e.mention(t, e.a, e.alice, "room", "secret plan [[permission]]")
 	session, id, allow := permissionRequest(t, owner)
-	approve := e.controlFrom(t, sibling, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow})
+	approve := e.controlFrom(t, sibling, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow})
 	if ok, msg := sr.publish(approve); ok || !strings.HasPrefix(msg, "restricted: observer frames do not go between two agents") {
 		t.Fatalf("the sibling agent's approval: ok=%v %q", ok, msg)
 	}

@@ -1,9 +1,12 @@
 package test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // pairCLI enrols a new device of h's owner with the real hive pair and
@@ -33,6 +36,9 @@ func TestDeviceActsAsOwnerThroughCLI(t *testing.T) {
 	h := startPairingHub(t)
 	h.owner.ok("channel", "create", "vault", "--private")
 	h.owner.ok("send", "vault", "the owner's secret")
+	if _, err := h.ownerClient(t).Publish(ctxT(t), nostr.Event{Kind: 0, Content: `{"name":"olivia"}`}); err != nil {
+		t.Fatal(err)
+	}
 	laptop, ljoin := pairCLI(t, h)
 	phone, _ := pairCLI(t, h)
 
@@ -45,9 +51,20 @@ func TestDeviceActsAsOwnerThroughCLI(t *testing.T) {
 		t.Fatalf("the laptop's message: %+v", sent)
 	}
 	phone.ok("edit", sent[0].ID, "fixed on the phone")
-	got := rows(t, h.owner.ok("read", "vault", "--json"))
+	out := h.owner.ok("read", "vault", "--json")
+	got := rows(t, out)
 	if len(got) != 2 || got[1].ID != sent[0].ID || got[1].Text != "fixed on the phone" || !got[1].Edited {
 		t.Fatalf("the owner reads: %+v", got)
+	}
+	// The device's message shows with the owner's name (and the device's).
+	var shown struct{ ID, Name, Label string }
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if json.Unmarshal([]byte(l), &shown) == nil && shown.ID == sent[0].ID {
+			break
+		}
+	}
+	if shown.Name != "olivia" || !strings.HasPrefix(shown.Label, "olivia (") {
+		t.Fatalf("the laptop's message shows as %+v, want olivia\n%s", shown, out)
 	}
 
 	h.owner.ok("device", "revoke", "--device", ljoin["device_npub"].(string))

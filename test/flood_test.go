@@ -107,23 +107,7 @@ func flood(t testing.TB, url string, pid int, member key, frame []byte, conns in
 		}()
 	}
 
-	var peak atomic.Int64
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if kb := procStatusKB(nil, pid, "VmRSS") * 1024; kb > peak.Load() {
-				peak.Store(kb)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	peak, sampled := sampleMax(rssOf(pid), stop)
 
 	time.Sleep(500 * time.Millisecond) // let the flood build up
 	end := time.Now().Add(d)

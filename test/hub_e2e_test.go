@@ -115,14 +115,14 @@ func TestMalformedInputKeepsConnection(t *testing.T) {
 		}
 	}
 	closed := map[string]string{
-		`["REQ","a",{"search":"x"}]`:   "invalid: ",
-		`["REQ","b",{"#foo":["x"]}]`:   "invalid: ",
-		`["REQ","c",{"limit":999999}]`: "invalid: ",
-		`["REQ","d",{"ids":["zz"]}]`:   "invalid: ",
-		`["REQ","e",{"kinds":["1"]}]`:  "invalid: ",
-		`["REQ","f",{},{},{},{}]`:      "invalid: ",
-		`["REQ","g",{"colour":"red"}]`: "invalid: ",
-		`["COUNT","h",{"limit":-1}]`:   "invalid: ",
+		`["REQ","a",{"search":"\"open"}]`: "invalid: search: a quoted phrase is not closed",
+		`["REQ","b",{"#foo":["x"]}]`:      "invalid: ",
+		`["REQ","c",{"limit":999999}]`:    "invalid: ",
+		`["REQ","d",{"ids":["zz"]}]`:      "invalid: ",
+		`["REQ","e",{"kinds":["1"]}]`:     "invalid: ",
+		`["REQ","f",{},{},{},{}]`:         "invalid: ",
+		`["REQ","g",{"colour":"red"}]`:    "invalid: ",
+		`["COUNT","h",{"limit":-1}]`:      "invalid: ",
 	}
 	for msg, prefix := range closed {
 		c.send(msg)

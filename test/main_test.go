@@ -10,6 +10,7 @@ import (
 	"github.com/ainb/hive/internal/pgtest"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/postgres"
+	"github.com/ainb/hive/store/sqlite"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for raw looks at a hub's tables
 )
 
@@ -33,6 +34,11 @@ func hubStore(t testing.TB, path string) (store.Opener, string) {
 	sum := sha256.Sum256([]byte(path))
 	dsn := pg.Named(t, "hub_"+hex.EncodeToString(sum[:8]))
 	return func(o store.Options) (store.Log, error) { return postgres.Open(ctxT(t), dsn, o) }, dsn
+}
+
+// sqliteAt opens the SQLite log at path.
+func sqliteAt(path string) store.Opener {
+	return func(o store.Options) (store.Log, error) { return sqlite.Open(path, o) }
 }
 
 // rawDB opens the hub's database directly, for tests that look at or damage

@@ -104,7 +104,7 @@ func newReadWorld(t testing.TB) *readWorld {
 	pub(w.eve, 1, "eve's note", nostr.Tag{"t", "plan"})
 	pub(w.agent, 1, "agent's note", nostr.Tag{"e", w.lobbyMsg.ID})
 	for _, k := range []key{w.alice, w.eve, w.agent} {
-		pub(k, 30078, "read state", nostr.Tag{"d", "read-state:x"}, nostr.Tag{"h", "lobby"})
+		pub(k, 30078, "1", nostr.Tag{"d", "read-state:x"}, nostr.Tag{"h", "lobby"})
 	}
 	pub(w.alice, 5, "", nostr.Tag{"e", w.dmMsg.ID}) // deletes alice's own DM message
 	// the newest rows of the log are all in vault: a limit must reach past them

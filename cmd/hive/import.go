@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -49,11 +48,11 @@ func newImportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			openStore, err := storeOpener(storeURL)
+			openStore, err := storeOpener(storeURL, data)
 			if err != nil {
 				return err
 			}
-			h, err := hub.Open(hub.Config{DBPath: filepath.Join(data, "hive.db"), OpenStore: openStore, Admin: admin, Keys: hubKey, Log: log})
+			h, err := hub.Open(hub.Config{OpenStore: openStore, Admin: admin, Keys: hubKey, Log: log})
 			if err != nil {
 				return err
 			}

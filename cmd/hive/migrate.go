@@ -35,7 +35,7 @@ hive admin replay --verify --store URL.`,
 			if to == "" {
 				return exitWith(exitUsage, fmt.Errorf("--to: give the postgres:// URL of the target database"))
 			}
-			openStore, err := storeOpener(to)
+			openStore, err := storeOpener(to, "")
 			if err != nil {
 				return err
 			}

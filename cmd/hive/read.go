@@ -18,15 +18,23 @@ import (
 
 func newReadCmd() *cobra.Command {
 	var limit int
-	var before string
+	var before, around string
 	var noMark, follow bool
 	cmd := &cobra.Command{
-		Use:   "read CHANNEL [--limit N] [--before ID] [--follow]",
+		Use:   "read CHANNEL [--limit N] [--before ID] [--follow] | read --around ID [--limit N]",
 		Short: "Print a channel's history (names, edits shown, deletes hidden, reactions counted, replies after what they answer), then mark it read",
-		Args:  exactArgs(1, "CHANNEL"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if around != "" {
+				return exactArgs(0, "--around ID (no CHANNEL: the message's own)")(cmd, args)
+			}
+			return exactArgs(1, "CHANNEL")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 || limit > 1000 {
 				return usageErrorf("--limit %d: give 1 to 1000", limit)
+			}
+			if around != "" {
+				return readAround(cmd, around, limit)
 			}
 			if follow && before != "" {
 				return usageErrorf("--follow prints new rows after the newest: leave out --before")
@@ -64,8 +72,30 @@ func newReadCmd() *cobra.Command {
 	cmd.Flags().StringVar(&before, "before", "", "only rows older than this message id (paging; does not mark read)")
 	cmd.Flags().BoolVar(&noMark, "no-mark", false, "do not mark the channel read")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "then keep printing new rows, edits, deletes and reactions until interrupted")
+	cmd.Flags().StringVar(&around, "around", "", "the rows around this message id in its channel, --limit before and after it (does not mark read)")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
+}
+
+// readAround prints the rows around a message (a search hit, say).
+func readAround(cmd *cobra.Command, id string, n int) error {
+	return withSession(cmd, func(ctx context.Context, s *session) error {
+		id, err := s.ResolveID(ctx, id)
+		if err != nil {
+			return err
+		}
+		page, err := s.Around(ctx, id, n)
+		if err != nil {
+			return withHint(err, "the id given to --around must be a message you can read (hive search prints ids)")
+		}
+		p := printer{cmd: cmd, m: page.Model}
+		for _, r := range page.Rows {
+			if err := p.row(chat.Added, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func newTailCmd() *cobra.Command {
@@ -127,20 +157,33 @@ func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]
 		}
 		return ids, nil
 	}
-	chans, err := s.Channels(ctx)
+	chans, err := s.myChannels(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for _, ch := range chans {
-		if ch.Members[s.Member()] != "" || ch.Role != "" {
-			ids = append(ids, ch.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+		ids = append(ids, ch.ID)
 	}
 	return ids, nil
+}
+
+// myChannels are the channels the member is in.
+func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
+	chans, err := s.Channels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var mine []client.Channel
+	for _, ch := range chans {
+		if ch.Members[s.Member()] != "" || ch.Role != "" {
+			mine = append(mine, ch)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+	}
+	return mine, nil
 }
 
 // withFollow runs first (bounded by --timeout) and, with follow, then

@@ -70,6 +70,12 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&f.limits.AuthTimeout, "auth-timeout", def.AuthTimeout, "close connections that have not authenticated (NIP-42) by then")
 	cmd.Flags().IntVar(&f.limits.MaxUnauthConns, "max-unauth-conns", def.MaxUnauthConns, "concurrent connections that have not authenticated yet")
 	cmd.Flags().IntVar(&f.limits.MaxUnauthPerAddr, "max-unauth-per-ip", def.MaxUnauthPerAddr, "of them, from one source address")
+	cmd.Flags().IntVar(&f.limits.MaxPendingConns, "max-pending-conns", def.MaxPendingConns, "connections not upgraded to a websocket yet (TLS handshake, request headers)")
+	cmd.Flags().IntVar(&f.limits.MaxPendingPerAddr, "max-pending-per-ip", def.MaxPendingPerAddr, "of them, from one source address")
+	cmd.Flags().DurationVar(&f.limits.HeaderTimeout, "header-timeout", def.HeaderTimeout, "time a connection has for its TLS handshake and request headers")
+	cmd.Flags().IntVar(&f.limits.MaxConnsPerMember, "max-conns-per-member", def.MaxConnsPerMember, "authenticated connections of one member, its agents' and devices' included")
+	cmd.Flags().IntVar(&f.limits.MaxMemberQueued, "max-member-queued-bytes", def.MaxMemberQueued, "outbound bytes queued on one member's connections")
+	cmd.Flags().IntVar(&f.limits.MaxMemberReads, "max-member-reads", def.MaxMemberReads, "pages of stored events one member's connections read at once")
 	return cmd
 }
 
@@ -111,7 +117,7 @@ func serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	openStore, err := storeOpener(f.store)
+	openStore, err := storeOpener(f.store, f.data)
 	if err != nil {
 		return err
 	}
@@ -146,7 +152,6 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	m := newHubMetrics()
 	h, err := hub.Open(hub.Config{
-		DBPath:    filepath.Join(f.data, "hive.db"),
 		OpenStore: openStore,
 		Admin:     admin,
 		Keys:      hubKey,
@@ -168,7 +173,9 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	pairSrv := endpoint.New(endpoint.Limits{}, log.With("part", "pairing"))
 	defer pairSrv.Close()
-	srv := &http.Server{Handler: withPairing(rl, pairSrv), ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConf}
+	srv := &http.Server{Handler: withPairing(rl, pairSrv), TLSConfig: tlsConf,
+		ReadHeaderTimeout: rl.Config().HeaderTimeout, IdleTimeout: rl.Config().HeaderTimeout, ConnState: rl.ConnState,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	if f.pprof != "" {
 		go servePprof(f.pprof, log)
 	}

@@ -15,18 +15,21 @@ import (
 
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/hub"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/postgres"
 	"github.com/spf13/cobra"
 )
 
 func newStatusCmd() *cobra.Command {
 	var data dataDir
+	var storeURL string
 	cmd := &cobra.Command{
-		Use:   "status [--data DIR]",
+		Use:   "status [--data DIR [--store postgres://...]]",
 		Short: "Your hub, pin, identity and channels; with --data DIR on the hub machine, the hub's uptime, size, members, agents and clients",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("data") {
-				return operatorStatus(cmd, data)
+				return operatorStatus(cmd, data, storeURL)
 			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
 				chans, err := s.Channels(ctx)
@@ -81,16 +84,26 @@ func newStatusCmd() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data, "the hub's data directory (operator view, on the hub machine)")
+	cmd.Flags().StringVar(&storeURL, "store", "", "with --data: the hub's PostgreSQL log, if it runs on one")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
 }
 
 // operatorStatus reads the data directory and, if the hub runs, its metrics.
-func operatorStatus(cmd *cobra.Command, d dataDir) error {
-	if _, err := os.Stat(d.db()); err != nil {
+func operatorStatus(cmd *cobra.Command, d dataDir, storeURL string) error {
+	if _, err := os.Stat(d.db()); err != nil && storeURL == "" {
 		return withHint(exitWith(exitNotFound, fmt.Errorf("no hub data in %s: %w", d, err)), "give the --data DIR the hub was started with")
 	}
-	stats, err := hub.ReadStats(cmd.Context(), d.db())
+	db, err := readLog(d.db(), storeURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var q store.Reader = db
+	if storeURL != "" {
+		q = postgres.Reader(db)
+	}
+	stats, err := hub.ReadStats(cmd.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -140,6 +153,11 @@ func operatorStatus(cmd *cobra.Command, d dataDir) error {
 		}
 		fmt.Fprintf(w, "database: %s (%d bytes, %d events)\n", d.db(), out.DBBytes, stats.Events)
 		fmt.Fprintf(w, "members:  %d\nagents:   %d\nchannels: %d\n", stats.Members, stats.Agents, stats.Channels)
+		if stats.Search != nil {
+			fmt.Fprintf(w, "search:   %s\n", stats.Search)
+		} else {
+			fmt.Fprintln(w, "search:   no index yet (the hub builds it when it starts)")
+		}
 		if out.Clients != nil {
 			fmt.Fprintf(w, "clients:  %d connected\n", *out.Clients)
 		} else if out.Running {

@@ -2,22 +2,27 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/postgres"
+	"github.com/ainb/hive/store/sqlite"
 )
 
 // storeOpener maps --store to the log the hub opens: "" is the SQLite log
-// in the data directory (nil opener), a postgres:// URL a PostgreSQL log
+// hive.db in the data directory data, a postgres:// URL a PostgreSQL log
 // that several hive instances can share.
-func storeOpener(url string) (store.Opener, error) {
+func storeOpener(url, data string) (store.Opener, error) {
 	switch {
 	case url == "":
-		return nil, nil
+		path := filepath.Join(data, "hive.db")
+		return func(o store.Options) (store.Log, error) { return sqlite.Open(path, o) }, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		return func(o store.Options) (store.Log, error) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -32,22 +37,37 @@ func storeOpener(url string) (store.Opener, error) {
 	return nil, exitWith(exitUsage, fmt.Errorf("--store %q: want a postgres:// URL (leave it out for the SQLite log in --data)", url))
 }
 
-// verifyStore runs replay --verify on the SQLite log at db, or on the
-// PostgreSQL log at url when one is given.
-func verifyStore(ctx context.Context, db, url, admin string) ([]string, int, error) {
+// readLog opens a read-only connection to the log of --store url, else to
+// the SQLite log at db, for tools that read a log a hub may be writing.
+func readLog(db, url string) (*sql.DB, error) {
 	if url == "" {
-		return hub.Verify(ctx, db, admin)
+		return sqlite.OpenReadOnly(db)
 	}
-	open, err := storeOpener(url)
+	if _, err := storeOpener(url, ""); err != nil {
+		return nil, err
+	}
+	return postgres.OpenReadOnly(url)
+}
+
+// verifyStore runs replay --verify on the SQLite log at db, or on the
+// PostgreSQL log at url when one is given, into a scratch SQLite log.
+func verifyStore(ctx context.Context, db, url, admin string) ([]string, int, error) {
+	live, err := readLog(db, url)
 	if err != nil {
 		return nil, 0, err
 	}
-	st, err := open(store.Options{SweepEvery: -1})
+	defer live.Close()
+	dir, err := os.MkdirTemp("", "hive-replay-")
 	if err != nil {
 		return nil, 0, err
 	}
-	defer st.Close()
-	return hub.VerifyLog(ctx, st.Reader(), admin)
+	defer os.RemoveAll(dir)
+	scratch, _ := storeOpener("", dir)
+	var q store.Reader = live
+	if url != "" {
+		q = postgres.Reader(live)
+	}
+	return hub.VerifyLog(ctx, q, admin, scratch)
 }
 
 // analyze refreshes a PostgreSQL log's planner statistics after a bulk load,

@@ -137,6 +137,20 @@ func (d *db) Close() {
 // Reader reads with ? placeholders, rewritten to $n.
 func (s *Store) Reader() store.Reader { return reader{s.r} }
 
+// Reader is db (a connection to a log's database) read with ? placeholders.
+func Reader(db *sql.DB) store.Reader { return reader{db} }
+
+// OpenReadOnly connects to the database at dsn for reading only, for tools
+// that read a log hubs may be writing (status, replay --verify).
+func OpenReadOnly(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
+	}
+	cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	return stdlib.OpenDB(*cfg), nil
+}
+
 // reader is the pool with ? placeholders.
 type reader struct{ db *sql.DB }
 

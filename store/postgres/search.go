@@ -28,8 +28,9 @@ func (d *db) Search(q *store.SearchQuery) store.SearchSQL {
 		From:      "search s JOIN events e ON e.seq = s.seq",
 		Match:     "s.tsv @@ to_tsquery('simple', ?)",
 		MatchArgs: store.Args{tq},
-		Rank:      "ts_rank_cd(s.tsv, to_tsquery('simple', ?)) DESC",
-		RankArgs:  store.Args{tq},
+		Newest:    "s.seq DESC",
+		Score:     "-ts_rank_cd(s.tsv, to_tsquery('simple', ?))",
+		ScoreArgs: store.Args{tq},
 		Excerpt:   "ts_headline('simple', s.text, to_tsquery('simple', ?), 'StartSel=[, StopSel=], MaxWords=24, MinWords=8, MaxFragments=1, FragmentDelimiter=…')",
 		ExcArgs:   store.Args{tq},
 	}

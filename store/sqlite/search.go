@@ -20,18 +20,20 @@ var searchSchema = []string{
 }
 
 // Search matches with FTS5 and ranks by bm25, messages whose terms all lie
-// close together first (the tier a NEAR query finds).
+// close together first (the tier a NEAR query finds). FTS5 reads matches
+// in rowid order, so the newest come first without a sort.
 func (d *db) Search(q *store.SearchQuery) store.SearchSQL {
 	s := store.SearchSQL{
 		From:      "search CROSS JOIN events e ON e.seq = search.rowid",
 		Match:     "search MATCH ?",
 		MatchArgs: store.Args{matchExpr(q)},
-		Rank:      "bm25(search)",
+		Newest:    "search.rowid DESC",
+		Score:     "bm25(search)",
 		Excerpt:   "snippet(search, 0, '[', ']', '…', 16)",
 	}
 	if len(q.Terms) > 1 {
-		s.Rank = "search.rowid NOT IN (SELECT rowid FROM search WHERE search MATCH ?), " + s.Rank
-		s.RankArgs = store.Args{nearExpr(q)}
+		s.Close = "SELECT rowid FROM search WHERE search MATCH ? AND rowid >= ?"
+		s.CloseArgs = store.Args{nearExpr(q)}
 	}
 	return s
 }

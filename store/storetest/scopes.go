@@ -71,6 +71,17 @@ func scopeHides(t *testing.T, newStore New) {
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("scoped COUNT = %d, %v; want %d", n, err, len(want))
 	}
+	// Authors: the author-only events of every key listed count as the
+	// reader's own (a member and its paired devices), in REQ and COUNT alike.
+	both := *sc
+	both.Authors = []string{reader.PK, free[1].PubKey}
+	got, err = s.QueryRaw(ctx, nostr.Filter{Kinds: []int{30078}}, &both)
+	if g := idsOf(events(got)); err != nil || !slices.Equal(g, idsOf(free[1:])) {
+		t.Fatalf("author-only with Authors: %v, %v; want both read states", g, err)
+	}
+	if n, err := s.CountFilters(ctx, []nostr.Filter{{Kinds: []int{30078}}}, sc); err != nil || n != 1 {
+		t.Fatalf("author-only COUNT without Authors = %d, %v; want the reader's own", n, err)
+	}
 	// many hidden channels (a backend may pass a long list differently): same answer
 	many := []string{"vault"}
 	for i := 0; i < 100; i++ {

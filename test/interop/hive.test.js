@@ -3,9 +3,7 @@
 // test-interop`, which builds the binary and sets HIVE_BIN.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -16,6 +14,8 @@ import { SimplePool, useWebSocketImplementation as usePoolWebSocket } from 'nost
 import { generateSecretKey, getPublicKey, finalizeEvent, verifyEvent } from 'nostr-tools/pure'
 import { fetchRelayInformation } from 'nostr-tools/nip11'
 
+import { freePort, startHub, stopHub, withTimeout } from './harness.js'
+
 useWebSocketImplementation(WebSocket)
 usePoolWebSocket(WebSocket)
 
@@ -24,75 +24,9 @@ const adminPK = getPublicKey(adminSK)
 const signer = async (template) => finalizeEvent(template, adminSK)
 
 let hub // the hive serve child process
-let hubLog = ''
 let dataDir
 let url // ws://127.0.0.1:PORT
 const relays = [] // closed after the suite
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.unref()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-function startHub(bin, addr, dir) {
-  return new Promise((resolve, reject) => {
-    // HIVE_STORE (a postgres:// URL) runs the hub over PostgreSQL.
-    const store = process.env.HIVE_STORE ? ['--store', process.env.HIVE_STORE] : []
-    const child = spawn(bin, ['serve', '--addr', addr, '--data', dir, '--admin', adminPK, ...store], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`hub did not log "hive hub serving" within 20 s:\n${hubLog}`))
-    }, 20_000)
-    child.stderr.setEncoding('utf8')
-    child.stderr.on('data', (chunk) => {
-      hubLog += chunk
-      if (hubLog.includes('hive hub serving')) {
-        clearTimeout(timer)
-        resolve(child)
-      }
-    })
-    child.on('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      reject(new Error(`hub exited early (code ${code}, signal ${signal}):\n${hubLog}`))
-    })
-  })
-}
-
-function stopHub(child) {
-  return new Promise((resolve) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve()
-    const force = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    child.once('exit', () => {
-      clearTimeout(force)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
-}
-
-// withTimeout rejects with what if p does not settle within ms.
-function withTimeout(p, ms, what) {
-  let timer
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)
-    }),
-  ])
-}
 
 // connect opens a nostr-tools Relay and waits for the hub's NIP-42 challenge,
 // which the hub sends as soon as the websocket opens.
@@ -142,7 +76,7 @@ before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hive-interop-'))
   const addr = `127.0.0.1:${await freePort()}`
   url = `ws://${addr}`
-  hub = await startHub(bin, addr, dataDir)
+  hub = await startHub(bin, addr, dataDir, adminPK)
 })
 
 after(async () => {

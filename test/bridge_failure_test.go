@@ -1,0 +1,41 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// claude-agent-acp with IS_SANDBOX=yes fails in session/new ("Query closed
+// before response received"): the failure reply says what the agent said,
+// the likely cause, and the last lines of its stderr, with the values of its
+// config's env redacted (here PROJECT_DIR, whose value is the cwd that the
+// adapter prints with the failed request).
+func TestBridgeSessionFailureSaysWhy(t *testing.T) {
+	e, _ := claudeBridge(t, "unused", `IS_SANDBOX = "yes", PROJECT_DIR = "@WORK@"`)
+	work := filepath.Join(e.dir, "work")
+	cfg, _ := os.ReadFile(e.configPath)
+	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), "@WORK@", work, 1)), 0o600)
+	b := e.start(t)
+	m := e.mention(t, e.a, e.alice, "room", "hello")
+	r := e.waitReply(t, "room", m.ID, 120*time.Second, b)
+	for _, want := range []string{
+		"⚠️ the agent could not open a session: Internal error ({\"details\":\"Query closed before response received\"})",
+		"Likely cause: IS_SANDBOX is set in the agent's env, and claude-agent-acp fails session/new with it: remove it from env (or set it to \"\").",
+		"The agent's stderr ended with:\n```\n",
+		"method: 'session/new'",
+		"cwd: '[redacted]'",
+	} {
+		if !strings.Contains(r.Content, want) {
+			t.Errorf("the failure reply lacks %q", want)
+		}
+	}
+	if strings.Contains(r.Content, work) {
+		t.Errorf("the failure reply shows a value of the config's env: %s", work)
+	}
+	if t.Failed() {
+		t.Fatalf("reply:\n%s\nbridge log:\n%s", r.Content, b.logs())
+	}
+}

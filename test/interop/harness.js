@@ -1,0 +1,73 @@
+// The interop suites' hub: the real hive binary (HIVE_BIN) as a child
+// process on a free loopback port, and a timeout for client promises.
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.unref()
+    srv.on('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+// startHub runs hive serve on addr with data in dir and adminPK as its
+// admin, over the PostgreSQL log at storeURL if given (make test-interop's
+// second run sets HIVE_STORE; one suite at a time may use that database).
+export function startHub(bin, addr, dir, adminPK, storeURL = process.env.HIVE_STORE) {
+  let hubLog = ''
+  return new Promise((resolve, reject) => {
+    const store = storeURL ? ['--store', storeURL] : []
+    const child = spawn(bin, ['serve', '--addr', addr, '--data', dir, '--admin', adminPK, ...store], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`hub did not log "hive hub serving" within 20 s:\n${hubLog}`))
+    }, 20_000)
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (chunk) => {
+      hubLog += chunk
+      if (hubLog.includes('hive hub serving')) {
+        clearTimeout(timer)
+        resolve(child)
+      }
+    })
+    child.on('error', (err) => {
+      clearTimeout(timer)
+      reject(err)
+    })
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`hub exited early (code ${code}, signal ${signal}):\n${hubLog}`))
+    })
+  })
+}
+
+export function stopHub(child) {
+  return new Promise((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve()
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    child.once('exit', () => {
+      clearTimeout(force)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+// withTimeout rejects with what if p does not settle within ms.
+export function withTimeout(p, ms, what) {
+  let timer
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)
+    }),
+  ])
+}
+
