@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/ainb/hive/chatui"
+	"github.com/ainb/hive/tui/chatui"
 	"github.com/ainb/hive/client"
 	"github.com/spf13/cobra"
 )
