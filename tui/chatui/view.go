@@ -137,8 +137,8 @@ func (m *Model) sideEntry(ch client.Channel, w int) string {
 	return line
 }
 
-// agentLines are the agents the member can see, with the channel they are
-// working in and for how long.
+// agentLines are the agents the member can see, each a name line and a
+// state line: the channel it is working in and for how long, or idle.
 func (m *Model) agentLines(w int) []string {
 	names, now := m.chat.Names(), m.opt.Now()
 	var out []string
@@ -146,14 +146,14 @@ func (m *Model) agentLines(w int) []string {
 		if !names.IsAgent(pk) {
 			continue
 		}
-		state := dim.Render("idle")
+		state := dim.Render("  idle")
 		for _, ch := range m.channels {
 			if wk := m.chat.Live().Working(pk, ch.ID, now); wk.Working {
-				state = fmt.Sprintf("working %ds #%s", int(now.Sub(wk.Since).Seconds()), m.channelName(ch))
+				state = fmt.Sprintf("  working %ds #%s", int(now.Sub(wk.Since).Seconds()), m.channelName(ch))
 				break
 			}
 		}
-		out = append(out, truncate("⚙ "+clean(names.Name(pk), false)+" "+state, w))
+		out = append(out, truncate("⚙ "+clean(names.Name(pk), false), w), truncate(state, w))
 	}
 	return out
 }
