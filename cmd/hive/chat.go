@@ -5,8 +5,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/ainb/hive/tui/chatui"
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/tui/chatui"
 	"github.com/spf13/cobra"
 )
 
