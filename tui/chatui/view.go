@@ -23,6 +23,9 @@ func (m *Model) View() string {
 		left := bottomLines(m.lines(m.chat.Main(m.cur), mainW-m.timeline.Width-1, false), m.timeline.Height)
 		body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(mainW-m.timeline.Width-1).Render(strings.Join(left, "\n")), dim.Render("│"), body)
 	}
+	if m.pane != nil && m.pane.open {
+		body = m.paneView(mainW, m.timeline.Height)
+	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
 	info := m.info
 	if m.infoErr {
@@ -153,6 +156,9 @@ func (m *Model) agentLines(w int) []string {
 				break
 			}
 		}
+		if m.pane != nil && m.pane.agent == pk && m.pendingAsk() != "" {
+			state = errStyle.Render(truncate("  ⚠ asks: "+clean(m.pendingAsk(), false), w))
+		}
 		out = append(out, truncate("⚙ "+clean(names.Name(pk), false), w), truncate(state, w))
 	}
 	return out
@@ -173,6 +179,9 @@ func (m *Model) status() string {
 		who += " [" + m.opt.Profile + "]"
 	}
 	s := fmt.Sprintf(" %s %s · %s · ? help", conn, hub, who)
+	if ask := m.pendingAsk(); ask != "" {
+		s = fmt.Sprintf(" ⚠ permission asked: %s (%s) ·%s", clean(ask, false), m.keys["agent"].Help().Key, s)
+	}
 	if n := len(m.pending); n > 0 {
 		s += fmt.Sprintf(" · %d sending", n)
 	}
