@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -89,10 +90,10 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return err
 	}
 	r.presence(ctx, h, "online")
-	// Control frames from the owner and the owner's paired devices (the hub
+	// obs.Control frames from the owner and the owner's paired devices (the hub
 	// lets no one else send 24200 to the agent; onControl checks again).
 	ctl, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}},
-		Since: ts(time.Now().Add(-controlMaxAge))}})
+		Since: ts(time.Now().Add(-obs.ControlMaxAge))}})
 	if err != nil {
 		return fmt.Errorf("control subscription: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -18,7 +19,9 @@ type pendingPerm struct {
 	done    bool                              // answered (under runner.mu)
 }
 
-func permKey(session string, rpcID json.RawMessage) string { return session + "\x00" + idKey(rpcID) }
+func permKey(session string, rpcID json.RawMessage) string {
+	return session + "\x00" + obs.IDKey(rpcID)
+}
 
 // requestPermission applies the permissions policy. With "ask" the request
 // waits for the owner's control frame; after permission_timeout the
@@ -178,23 +181,23 @@ func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
 		r.log.Info("ignoring control frame", "event", ev.ID, "from", ev.PubKey, "why", err)
 		return
 	}
-	c, err := ParseControl(ev, ck, time.Now())
+	c, err := obs.ParseControl(ev, ck, time.Now())
 	if err != nil {
 		r.log.Info("ignoring control frame", "event", ev.ID, "from", ev.PubKey, "why", err)
 		return
 	}
 	switch c.Type {
-	case CtlWatch:
+	case obs.CtlWatch:
 		if ev.PubKey != r.owner { // the owner always receives the frames
-			r.obs.watch(ev.PubKey, ck, time.Now().Add(WatchLease))
+			r.obs.watch(ev.PubKey, ck, time.Now().Add(obs.WatchLease))
 			r.log.Info("paired device watches the agent", "device", ev.PubKey)
 		}
 		r.resendPending()
-	case CtlPermission:
+	case obs.CtlPermission:
 		if !r.answerPerm(c.Session, c.Request, c.Option) {
 			r.log.Info("permission control frame matches no pending request (or an option not offered)", "session", c.Session, "request", string(c.Request))
 		}
-	case CtlCancel:
+	case obs.CtlCancel:
 		p, t := r.running(c.Session)
 		if p == nil {
 			r.log.Info("cancel: no turn running in session", "session", c.Session)
@@ -207,7 +210,7 @@ func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
 		}
 		t.mu.Unlock()
 		r.cancelSession(p, c.Session)
-	case CtlSteer:
+	case obs.CtlSteer:
 		go r.steer(ctx, c)
 	}
 }
@@ -215,7 +218,7 @@ func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
 // steer injects text into a running turn through _session/steering where the
 // agent advertised it; otherwise (or if the agent declines) the text is
 // queued as the channel's next prompt.
-func (r *runner) steer(ctx context.Context, c Control) {
+func (r *runner) steer(ctx context.Context, c obs.Control) {
 	p, t := r.running(c.Session)
 	if p != nil && p.info.Steering {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -26,7 +27,7 @@ const (
 type turnRef struct{ channel, session, turn string }
 
 type pendingFrame struct {
-	f     Frame
+	f     obs.Frame
 	merge string          // key for coalescing text chunks ("" = not a chunk)
 	text  strings.Builder // concatenated chunk text when merged
 	n     int             // chunks merged
@@ -107,7 +108,7 @@ func (o *observer) add(ref turnRef, dir string, line []byte) {
 		}
 	}
 	o.seq++
-	pf := &pendingFrame{f: Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
+	pf := &pendingFrame{f: obs.Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
 		Msg: append(json.RawMessage(nil), line...)}, n: 1}
 	if key != "" {
 		pf.merge = key + "\x00" + ref.turn
@@ -131,8 +132,8 @@ func chunkKey(line []byte) (string, string) {
 		return "", ""
 	}
 	var m struct {
-		Method string       `json:"method"`
-		Params updateParams `json:"params"`
+		Method string           `json:"method"`
+		Params obs.UpdateParams `json:"params"`
 	}
 	if json.Unmarshal(line, &m) != nil || m.Method != "session/update" || m.Params.Update.Content.Type != "text" {
 		return "", ""
@@ -187,11 +188,11 @@ func (o *observer) send(ctx context.Context, pf *pendingFrame) {
 	if pf.n > 1 {
 		f.Msg = withChunkText(f.Msg, pf.text.String())
 	}
-	if _, err := SealFrame(f, o.owner.ck, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
+	if _, err := obs.SealFrame(f, o.owner.ck, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
 		f.Msg, _ = json.Marshal(map[string]any{"truncated": len(f.Msg)})
 	}
 	for _, to := range o.recipients(time.Now()) {
-		ev, err := SealFrame(f, to.ck, to.pk)
+		ev, err := obs.SealFrame(f, to.ck, to.pk)
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
@@ -58,13 +59,13 @@ func TestObserverCoalescesChunks(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	rck, _ := nip44.GenerateConversationKey(agentPK, ownerSK)
-	var frames []Frame
+	var frames []obs.Frame
 	for _, ev := range sent {
 		if len(ev.Tags) != 1 || ev.Tags[0][0] != "p" || ev.Tags[0][1] != ownerPK {
 			t.Fatalf("frame tags %v", ev.Tags)
 		}
-		var f Frame
-		if err := OpenFrame(ev, rck, &f); err != nil {
+		var f obs.Frame
+		if err := obs.OpenFrame(ev, rck, &f); err != nil {
 			t.Fatal(err)
 		}
 		frames = append(frames, f)
@@ -73,7 +74,7 @@ func TestObserverCoalescesChunks(t *testing.T) {
 		t.Fatalf("raw message changed: %s", frames[0].Msg)
 	}
 	var m struct {
-		Params updateParams `json:"params"`
+		Params obs.UpdateParams `json:"params"`
 	}
 	json.Unmarshal(frames[1].Msg, &m)
 	if want := strings.Repeat("0123456789", 5); m.Params.Update.Content.Text != want {

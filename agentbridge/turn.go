@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/nbd-wtf/go-nostr"
@@ -41,21 +42,15 @@ type turn struct {
 
 // ref names the turn in observer frames; the lines of a session/load (its
 // request, the history the agent replays, its response) go under
-// LoadTurn(session) instead, so a watcher keeps them apart from the turn.
+// obs.LoadTurn(session) instead, so a watcher keeps them apart from the turn.
 func (t *turn) ref() turnRef {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loading {
-		return turnRef{channel: t.channel, session: t.session, turn: LoadTurn(t.session)}
+		return turnRef{channel: t.channel, session: t.session, turn: obs.LoadTurn(t.session)}
 	}
 	return turnRef{channel: t.channel, session: t.session, turn: t.id}
 }
-
-// LoadTurn is the observer frames' turn id for the lines of a session/load
-// of session: "load:<session>".
-func LoadTurn(session string) string { return loadPrefix + session }
-
-const loadPrefix = "load:"
 
 func (t *turn) Session() string {
 	t.mu.Lock()
@@ -293,11 +288,15 @@ var errWedged = errors.New("agent wedged")
 // owner's permission) and the hard turn timeout. On a timeout it cancels
 // the session; if the agent does not stop within cancelGrace it is wedged.
 func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptResponse, error) {
+	session := t.Session()
+	pc := r.buildContext(ctx, r.currentHub(), session, t.batch)
 	var blocks []acp.ContentBlock
-	for _, s := range promptText(t.batch) {
+	for _, s := range promptText(pc.text, t.batch, pc.names) {
 		blocks = append(blocks, acp.TextBlock(s))
 	}
-	session := t.Session()
+	if pc.scope != "" {
+		r.state.SetSeen(session, pc.scope, pc.upTo)
+	}
 	type result struct {
 		res acp.PromptResponse
 		err error

@@ -22,6 +22,13 @@ func (c *Client) Follow(ctx context.Context, fn func(ev nostr.Event) (done bool,
 	if err != nil {
 		return err
 	}
+	return c.FollowSub(ctx, sub, fn)
+}
+
+// FollowSub is Follow over a subscription already open (so its REQ is on
+// the wire before the caller sends what the answers depend on); it closes
+// sub when it returns.
+func (c *Client) FollowSub(ctx context.Context, sub *Subscription, fn func(ev nostr.Event) (done bool, err error)) error {
 	defer sub.Close()
 	for {
 		select {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -78,4 +79,15 @@ func MentionsIn(n *chat.Names, text string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// MemberProfile is a member's kind 0 profile: the name (and display name)
+// others see instead of the key.
+func MemberProfile(name, about string) nostr.Event {
+	meta := map[string]any{"name": name, "display_name": name}
+	if about != "" {
+		meta["about"] = about
+	}
+	content, _ := json.Marshal(meta)
+	return ev(kinds.Profile, string(content))
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/test/mockmodel"
 )
 
@@ -103,7 +103,7 @@ func (e *bridgeEnv) runAdapter(t *testing.T, work, text string, mockLog func() [
 	if _, err := os.Stat(filepath.Join(work, "out.txt")); err == nil {
 		t.Fatal("the command ran before the owner approved it")
 	}
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow})
 	r2 := e.waitReply(t, "room", m2.ID, 90*time.Second, b)
 	if r2.Content != "the command ran" {
 		t.Fatalf("reply %q; mock log %v; bridge log:\n%s", r2.Content, mockLog(), b.logs())

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/test/mockmodel"
 )
 
@@ -46,11 +46,11 @@ func TestBridgeClaudeCancelThenNextTurns(t *testing.T) {
 	fw := e.watchFrames(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "[[slow:60s]] [[say:first-answer-cancelled]]")
 	var session string
-	fw.until(90*time.Second, func(f agentbridge.Frame) bool {
+	fw.until(90*time.Second, func(f observer.Frame) bool {
 		session = f.Session
 		return f.Turn == m0.ID && strings.Contains(string(f.Msg), "agent_message_chunk")
 	})
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: session})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlCancel, Session: session})
 	r0 := e.waitReply(t, "room", m0.ID, 60*time.Second, b)
 	if !strings.Contains(r0.Content, "(cancelled by the owner)") || strings.Contains(r0.Content, "first-answer-cancelled") {
 		t.Fatalf("the cancelled turn's reply %q", r0.Content)

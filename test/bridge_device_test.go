@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
@@ -42,14 +43,14 @@ func TestBridgeDeviceControl(t *testing.T) {
 	bobs := e.pairDevice(t, e.bob)
 	phoneCK, _ := nip44.GenerateConversationKey(e.agent.pk, phone.sk)
 	fw := e.watchFramesAs(t, phone.key, phoneCK, phone.tag)
-	phone.r.must(e.controlFrom(t, phone.key, agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}))
-	lost.r.must(e.controlFrom(t, lost.key, agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}))
+	phone.r.must(e.controlFrom(t, phone.key, observer.Control{V: 1, Type: observer.CtlWatch}))
+	lost.r.must(e.controlFrom(t, lost.key, observer.Control{V: 1, Type: observer.CtlWatch}))
 	time.Sleep(300 * time.Millisecond) // the bridge checks the device on the hub
 
 	// The device sees the request in its own frames and approves it.
 	m1 := e.mention(t, e.a, e.alice, "room", "from the phone [[permission]]")
 	session, id, allow := permissionRequest(t, fw)
-	approve := agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow}
+	approve := observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow}
 	e.b.refused(e.controlFrom(t, e.bob, approve), "restricted:")
 	bobs.r.refused(e.controlFrom(t, bobs.key, approve), "restricted:")
 	phone.r.must(e.controlFrom(t, phone.key, approve))
@@ -71,7 +72,7 @@ func TestBridgeDeviceControl(t *testing.T) {
 	if ok, msg := again.authWith(lost.key, e.h.URL, 0, lost.tag); ok || !strings.HasPrefix(msg, "restricted:") {
 		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
 	}
-	again.refused(e.controlFrom(t, lost.key, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow}), "restricted: AUTH was refused: ")
+	again.refused(e.controlFrom(t, lost.key, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow}), "restricted: AUTH was refused: ")
 	if r := e.waitReply(t, "room", m2.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: reject") {
 		t.Fatalf("after the revoked device's approval: reply %q, want the timeout's reject", r.Content)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -47,7 +48,7 @@ func TestBridgeMentionFloodBounded(t *testing.T) {
 	fw := e.watchFrames(t)
 	busy := e.mention(t, e.a, e.alice, "room", "[[slow:300s]] busy")
 	var session string
-	fw.until(20*time.Second, func(f agentbridge.Frame) bool {
+	fw.until(20*time.Second, func(f observer.Frame) bool {
 		session = f.Session
 		return f.Turn == busy.ID && method(f) == "session/prompt"
 	})
@@ -94,7 +95,7 @@ func TestBridgeMentionFloodBounded(t *testing.T) {
 		t.Fatalf("%d agent messages during the busy turn, want the one overflow reply", n)
 	}
 
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: session})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlCancel, Session: session})
 	last := e.waitReply(t, "room", ids[agentbridge.MaxQueuedPerAuthor-1], 60*time.Second, b)
 	if !strings.HasPrefix(last.Content, fmt.Sprintf("heard %d: 0 flood", agentbridge.MaxQueuedPerAuthor)) {
 		t.Fatalf("the queued mentions' reply starts %.60q", last.Content)

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"github.com/ainb/hive/identity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
+	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -96,14 +96,14 @@ func TestBridgeSteerAndCancel(t *testing.T) {
 	fw := e.watchFrames(t)
 
 	m := e.mention(t, e.a, e.alice, "room", "[[steerable:15s]] go")
-	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return strings.Contains(string(f.Msg), "waiting for steering") })
+	frames := fw.until(15*time.Second, func(f observer.Frame) bool { return strings.Contains(string(f.Msg), "waiting for steering") })
 	session := frames[len(frames)-1].Session
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn left"})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlSteer, Session: session, Text: "turn left"})
 	if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.HasSuffix(r.Content, "steered: turn left") {
 		t.Fatalf("steered reply %q", r.Content)
 	}
 	// idle: the steer becomes the next prompt, answered to the owner
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn right"})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlSteer, Session: session, Text: "turn right"})
 	deadline := time.Now().Add(15 * time.Second)
 	for found := false; !found; {
 		if time.Now().After(deadline) {
@@ -116,8 +116,8 @@ func TestBridgeSteerAndCancel(t *testing.T) {
 	}
 	// cancel a running turn
 	c := e.mention(t, e.a, e.alice, "room", "[[slow:30s]] long")
-	fw.until(15*time.Second, func(f agentbridge.Frame) bool { return f.Turn == c.ID && method(f) == "session/prompt" })
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: session})
+	fw.until(15*time.Second, func(f observer.Frame) bool { return f.Turn == c.ID && method(f) == "session/prompt" })
+	e.control(t, observer.Control{V: 1, Type: observer.CtlCancel, Session: session})
 	if r := e.waitReply(t, "room", c.ID, 10*time.Second, b); !strings.Contains(r.Content, "cancelled by the owner") {
 		t.Fatalf("cancelled reply %q", r.Content)
 	}

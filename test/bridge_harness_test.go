@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
 	"github.com/nbd-wtf/go-nostr"
@@ -231,7 +231,7 @@ type frameWatch struct {
 	t      testing.TB
 	r      *raw
 	ck     [32]byte
-	frames chan agentbridge.Frame
+	frames chan observer.Frame
 	err    error // why the subscription's connection ended
 }
 
@@ -245,7 +245,7 @@ func (e *bridgeEnv) watchFrames(t testing.TB) *frameWatch {
 func (e *bridgeEnv) watchFramesAs(t testing.TB, who key, ck [32]byte, extra ...nostr.Tag) *frameWatch {
 	t.Helper()
 	r := e.h.as(t, who, extra...)
-	fw := &frameWatch{t: t, r: r, ck: ck, frames: make(chan agentbridge.Frame, 4096)}
+	fw := &frameWatch{t: t, r: r, ck: ck, frames: make(chan observer.Frame, 4096)}
 	r.send([]any{"REQ", "frames", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {who.pk}}}})
 	go func() {
 		r.ws.SetReadDeadline(time.Time{}) // auth left a deadline behind
@@ -262,8 +262,8 @@ func (e *bridgeEnv) watchFramesAs(t testing.TB, who key, ck [32]byte, extra ...n
 			}
 			ev := &nostr.Event{}
 			json.Unmarshal(arr[2], ev)
-			var f agentbridge.Frame
-			if err := agentbridge.OpenFrame(ev, fw.ck, &f); err == nil {
+			var f observer.Frame
+			if err := observer.OpenFrame(ev, fw.ck, &f); err == nil {
 				fw.frames <- f
 			}
 		}
@@ -272,9 +272,9 @@ func (e *bridgeEnv) watchFramesAs(t testing.TB, who key, ck [32]byte, extra ...n
 }
 
 // until returns frames until one satisfies pred (failing after d).
-func (fw *frameWatch) until(d time.Duration, pred func(agentbridge.Frame) bool) []agentbridge.Frame {
+func (fw *frameWatch) until(d time.Duration, pred func(observer.Frame) bool) []observer.Frame {
 	fw.t.Helper()
-	var got []agentbridge.Frame
+	var got []observer.Frame
 	timeout := time.After(d)
 	for {
 		select {
@@ -293,26 +293,26 @@ func (fw *frameWatch) until(d time.Duration, pred func(agentbridge.Frame) bool) 
 }
 
 // method is the JSON-RPC method of a frame's message ("" for responses).
-func method(f agentbridge.Frame) string {
+func method(f observer.Frame) string {
 	var m struct{ Method string }
 	json.Unmarshal(f.Msg, &m)
 	return m.Method
 }
 
 // control sends an owner control frame to the agent.
-func (e *bridgeEnv) control(t testing.TB, c agentbridge.Control) {
+func (e *bridgeEnv) control(t testing.TB, c observer.Control) {
 	t.Helper()
 	e.a.must(e.controlFrom(t, e.alice, c))
 }
 
 // controlFrom seals and signs a control frame from k to the agent.
-func (e *bridgeEnv) controlFrom(t testing.TB, k key, c agentbridge.Control) *nostr.Event {
+func (e *bridgeEnv) controlFrom(t testing.TB, k key, c observer.Control) *nostr.Event {
 	t.Helper()
 	ck, err := nip44.GenerateConversationKey(e.agent.pk, k.sk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := agentbridge.SealFrame(c, ck, e.agent.pk)
+	ev, err := observer.SealFrame(c, ck, e.agent.pk)
 	if err != nil {
 		t.Fatal(err)
 	}

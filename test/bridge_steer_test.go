@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -27,9 +27,9 @@ func TestBridgeSteerStartedTurns(t *testing.T) {
 			b := e.start(t)
 			fw := e.watchFrames(t)
 			m := e.mention(t, e.a, e.alice, "room", "[[until-steer:15s]] go")
-			frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool { return f.Turn == m.ID && method(f) == "session/prompt" })
+			frames := fw.until(15*time.Second, func(f observer.Frame) bool { return f.Turn == m.ID && method(f) == "session/prompt" })
 			session := frames[len(frames)-1].Session
-			e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlSteer, Session: session, Text: "turn " + mode})
+			e.control(t, observer.Control{V: 1, Type: observer.CtlSteer, Session: session, Text: "turn " + mode})
 			if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); r.Content != "heard 1: [[until-steer:15s]] go" {
 				t.Fatalf("the steered turn's reply %q", r.Content)
 			}
@@ -39,7 +39,7 @@ func TestBridgeSteerStartedTurns(t *testing.T) {
 			var seen []string
 			var ownText strings.Builder // the agent's own turn's message text, chunks coalesced or not
 			for deadline := time.After(20 * time.Second); ; {
-				var f agentbridge.Frame
+				var f observer.Frame
 				select {
 				case f = <-fw.frames:
 				case <-deadline:

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -28,7 +28,7 @@ func TestBridgeMentionReplyAndFrames(t *testing.T) {
 	}
 	replyTags(t, reply, "room", root.ID, m.ID, e.alice.pk)
 	// The owner's frames: the prompt out, the text in, seq without gaps.
-	frames := fw.until(10*time.Second, func(f agentbridge.Frame) bool {
+	frames := fw.until(10*time.Second, func(f observer.Frame) bool {
 		return f.Dir == "in" && strings.Contains(string(f.Msg), `"stopReason"`)
 	})
 	var sawPrompt, sawThought, sawTool bool
@@ -73,7 +73,7 @@ func TestBridgeMentionReplyAndFrames(t *testing.T) {
 // and returns its session, JSON-RPC id and allow_once option.
 func permissionRequest(t *testing.T, fw *frameWatch) (string, json.RawMessage, string) {
 	t.Helper()
-	frames := fw.until(90*time.Second, func(f agentbridge.Frame) bool { return method(f) == "session/request_permission" })
+	frames := fw.until(90*time.Second, func(f observer.Frame) bool { return method(f) == "session/request_permission" })
 	f := frames[len(frames)-1]
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -108,12 +108,12 @@ func TestBridgePermissionTimeoutAndApproval(t *testing.T) {
 	m2 := e.mention(t, e.a, e.alice, "room", "again [[permission]]")
 	session, id, _ := permissionRequest(t, fw)
 	// bob's control frame is refused by the hub (not his agent) and would be ignored anyway
-	forged, _ := agentbridge.SealFrame(agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: "allow"}, e.ck, e.agent.pk)
+	forged, _ := observer.SealFrame(observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: "allow"}, e.ck, e.agent.pk)
 	forged.Sign(e.bob.sk)
 	if ok, _ := e.b.publish(forged); ok {
 		t.Fatal("the hub accepted bob's control frame to alice's agent")
 	}
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: "allow"})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: "allow"})
 	if r := e.waitReply(t, "room", m2.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 		t.Fatalf("approved permission: reply %q", r.Content)
 	}
@@ -183,12 +183,12 @@ func TestBridgeKill9ResumesSession(t *testing.T) {
 	}
 	// The owner's transcript: the session/load replay is history (frames of
 	// turn "load:<session>"), the resumed turn's text is only its own.
-	frames := fw.until(15*time.Second, func(f agentbridge.Frame) bool {
+	frames := fw.until(15*time.Second, func(f observer.Frame) bool {
 		return f.Turn == m1.ID && f.Dir == "in" && strings.Contains(string(f.Msg), `"stopReason"`)
 	})
-	tr := agentbridge.NewTranscript()
+	tr := observer.NewTranscript()
 	for _, f := range frames {
-		if method(f) == "session/load" && f.Turn != agentbridge.LoadTurn(f.Session) {
+		if method(f) == "session/load" && f.Turn != observer.LoadTurn(f.Session) {
 			t.Fatalf("session/load frame under turn %q", f.Turn)
 		}
 		tr.Apply(f)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 )
 
@@ -60,7 +60,7 @@ func TestAgentWatchLateSeesPendingPermission(t *testing.T) {
 			if !ok {
 				t.Fatalf("watch exited: %s", stderr)
 			}
-			var f agentbridge.Frame
+			var f observer.Frame
 			if json.Unmarshal([]byte(l), &f) != nil {
 				t.Fatalf("watch --json printed %q", l)
 			}
@@ -74,7 +74,7 @@ func TestAgentWatchLateSeesPendingPermission(t *testing.T) {
 			t.Fatalf("a watch started after the request never saw it (stderr %s)", stderr)
 		}
 	}
-	e.control(t, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow})
+	e.control(t, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow})
 	if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 		t.Fatalf("reply after the late watcher's approval: %q", r.Content)
 	}

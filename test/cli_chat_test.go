@@ -27,10 +27,11 @@ type rowJSON struct {
 		Count int      `json:"count"`
 		Who   []string `json:"who"`
 	} `json:"reactions"`
-	Replies int    `json:"replies"`
-	Name    string `json:"name"`
-	Label   string `json:"label"`
-	Shown   string `json:"shown"`
+	Replies  int      `json:"replies"`
+	Mentions []string `json:"mentions"`
+	Name     string   `json:"name"`
+	Label    string   `json:"label"`
+	Shown    string   `json:"shown"`
 }
 
 // reactions is a row's count per emoji.
@@ -89,6 +90,8 @@ func TestChatThroughCLI(t *testing.T) {
 	}
 	c.ok("member", "add", alice.Npub, "--profile", "admin")
 	c.ok("member", "add", bob.Npub, "--profile", "admin")
+	c.ok("profile", "name", "alice", "--profile", "alice")
+	c.ok("profile", "name", "bob", "--profile", "bob")
 	members := c.ok("member", "list", "--profile", "admin", "--json")
 	if !strings.Contains(members, alice.Npub) || !strings.Contains(members, bob.Npub) {
 		t.Fatalf("member list: %s", members)
@@ -143,10 +146,22 @@ func TestChatThroughCLI(t *testing.T) {
 		}
 	}
 	// unread for bob: 2 content rows by alice; reactions, edits and deleted rows never count
-	c.ok("react", first.ID, "+", "--profile", "bob")
+	c.ok("react", first.ID[:8], "+", "--profile", "bob") // the short id read and tail print
 	c.ok("edit", first.ID, "hello bob (edited)", "--profile", "alice")
 	third := rows(t, c.ok("send", "general-chat", "delete me", "--profile", "alice", "--json"))[0]
 	c.ok("delete", third.ID, "--profile", "alice")
+	// tail --follow shows the reaction, the edit and the delete live
+	for _, want := range []struct{ op, id string }{{"reacted", first.ID}, {"edited", first.ID}, {"", third.ID}, {"deleted", third.ID}} {
+		select {
+		case l := <-lines:
+			r := allRows(t, l)[0]
+			if r.Op != want.op || r.ID != want.id || (r.Op == "reacted" && r.reactions()["+"] != 1) || (r.Op == "edited" && r.Text != "hello bob (edited)") {
+				t.Fatalf("tail --follow printed %s, want op %q on %s", l, want.op, want.id)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("tail --follow did not show %q on %s", want.op, want.id)
+		}
+	}
 	var ch struct {
 		ID     string
 		Unread *int
@@ -159,7 +174,7 @@ func TestChatThroughCLI(t *testing.T) {
 	hist := rows(t, readOut)
 	// a reply comes after what it answers, whatever their ids
 	if len(hist) != 2 || hist[0].ID != first.ID || hist[0].Text != "hello bob (edited)" || !hist[0].Edited || hist[0].reactions()["+"] != 1 ||
-		hist[0].Replies != 1 || hist[1].ID != reply.ID || hist[1].Text != "from stdin" {
+		hist[0].Replies != 1 || hist[0].Name != "alice" || hist[1].ID != reply.ID || hist[1].Text != "from stdin" {
 		t.Fatalf("read: %+v", hist)
 	}
 	joined := false
@@ -192,9 +207,47 @@ func TestChatThroughCLI(t *testing.T) {
 		t.Fatalf("wait timeout: exit %d, want 6", code)
 	}
 	// dm, and errors by the contract
-	dm := rows(t, c.ok("dm", bob.Npub, "psst", "--profile", "alice", "--json"))[0]
+	dm := rows(t, c.ok("dm", "bob", "psst", "--profile", "alice", "--json"))[0] // a name for the key
 	if got := rows(t, c.ok("read", dm.Channel, "--profile", "bob", "--json")); len(got) != 1 || got[0].Text != "psst" {
 		t.Fatalf("bob's dm: %+v", got)
+	}
+	// tail takes every channel of yours at once
+	chans := map[string]bool{}
+	for _, r := range rows(t, c.ok("tail", "--all", "--limit", "1", "--profile", "bob", "--json")) {
+		chans[r.Channel] = true
+	}
+	if len(chans) != 2 || !chans["general-chat"] || !chans[dm.Channel] {
+		t.Fatalf("tail --all: channels %v", chans)
+	}
+	// @name in the text is a mention; send says who sent it
+	if sent := c.ok("send", "general-chat", "@bob have a look", "--profile", "alice"); !strings.HasPrefix(sent, "sent ") || !strings.HasSuffix(sent, " to general-chat as alice\n") {
+		t.Fatalf("send said %q", sent)
+	}
+	if got := rows(t, c.ok("tail", "general-chat", "--limit", "1", "--profile", "bob", "--json")); len(got) != 1 || len(got[0].Mentions) != 1 || got[0].Shown != "@bob have a look" {
+		t.Fatalf("@bob is no mention: %+v", got)
+	}
+	// bob's unread in general-chat: alice's answer to his question (a reply
+	// to him) and the @bob message, both mentions
+	var gc struct {
+		ID       string
+		Unread   *int
+		Mentions *int
+	}
+	for _, l := range strings.Split(strings.TrimSpace(c.ok("channel", "list", "--profile", "bob", "--json")), "\n") {
+		if json.Unmarshal([]byte(l), &gc) == nil && gc.ID == "general-chat" {
+			break
+		}
+	}
+	if gc.Unread == nil || *gc.Unread != 2 || gc.Mentions == nil || *gc.Mentions != 2 {
+		t.Fatalf("bob's general-chat: %+v", gc)
+	}
+	// a name two keys have is ambiguous: the error lists both
+	var carol struct{ Npub string }
+	json.Unmarshal([]byte(c.ok("profile", "add", "carol", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &carol)
+	c.ok("member", "add", carol.Npub, "--profile", "admin")
+	c.ok("profile", "name", "Bob", "--profile", "carol")
+	if _, errOut, code := c.run("dm", "bob", "hi", "--profile", "alice"); code != 5 || !strings.Contains(errOut, `2 keys are named "bob": give one of them`) || !strings.Contains(errOut, bob.Npub) || !strings.Contains(errOut, carol.Npub) {
+		t.Fatalf("ambiguous name: exit %d %s", code, errOut)
 	}
 	for _, tc := range []struct {
 		args []string

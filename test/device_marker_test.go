@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
@@ -47,7 +47,7 @@ func TestAgentPosingAsDeviceIsRefused(t *testing.T) {
 	siblingCK, _ := nip44.GenerateConversationKey(e.agent.pk, sibling.sk)
 	stolen := e.watchFramesAs(t, sibling, siblingCK, stag)
 
-	watch := e.controlFrom(t, sibling, agentbridge.Control{V: 1, Type: agentbridge.CtlWatch})
+	watch := e.controlFrom(t, sibling, observer.Control{V: 1, Type: observer.CtlWatch})
 	ok, msg := sr.publish(watch)
 	if ok || msg != "restricted: observer frames do not go between two agents; a key attested by the owner reaches the owner's agents only as a paired device (enrolled with hive pair: its attestation carries the device clause created_at>0)" {
 		t.Fatalf("the sibling agent's watch frame: ok=%v %q", ok, msg)
@@ -56,7 +56,7 @@ func TestAgentPosingAsDeviceIsRefused(t *testing.T) {
 	owner := e.watchFrames(t)
 	m := e.mention(t, e.a, e.alice, "room", "secret plan [[permission]]")
 	session, id, allow := permissionRequest(t, owner)
-	approve := e.controlFrom(t, sibling, agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: session, Request: id, Option: allow})
+	approve := e.controlFrom(t, sibling, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow})
 	if ok, msg := sr.publish(approve); ok || !strings.HasPrefix(msg, "restricted: observer frames do not go between two agents") {
 		t.Fatalf("the sibling agent's approval: ok=%v %q", ok, msg)
 	}

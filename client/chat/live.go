@@ -132,6 +132,16 @@ func (l *Live) Presence(pk string, now time.Time) string {
 	return s.status
 }
 
+// PresenceSeen is pk's status at now and whether one was seen at all
+// within PresenceTTL.
+func (l *Live) PresenceSeen(pk string, now time.Time) (string, bool) {
+	s, ok := l.presence[pk]
+	if !ok || now.Sub(s.at) > PresenceTTL {
+		return Offline, false
+	}
+	return s.status, true
+}
+
 // Typing lists who is typing in channel at now, sorted.
 func (l *Live) Typing(channel string, now time.Time) []string {
 	var out []string

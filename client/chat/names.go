@@ -12,8 +12,8 @@ import (
 
 // Names is the directory of names taken from kind 0 profiles, refreshed as
 // newer profiles arrive. An agent's or a paired device's profile names its
-// owner through its NIP-OA auth tag (verified here); a device is shown as
-// its owner.
+// owner through its NIP-OA auth tag (verified here); a paired device (its
+// attestation holds the device clause) is shown as its owner.
 type Names struct {
 	byKey map[string]*profile
 	asked map[string]bool // looked up, with or without a profile
@@ -51,16 +51,13 @@ func (n *Names) Apply(ev *nostr.Event) bool {
 	json.Unmarshal([]byte(ev.Content), &meta) // a profile that is not JSON has no name
 	p := &profile{name: strings.TrimSpace(meta.Name), display: strings.TrimSpace(meta.DisplayName), bot: meta.Bot, at: ev.CreatedAt, id: ev.ID}
 	for _, t := range ev.Tags {
-		switch {
-		case len(t) == 1 && t[0] == "bot":
+		if len(t) == 1 && t[0] == "bot" {
 			p.bot = true
-		case len(t) == 1 && t[0] == "device":
-			p.device = true
 		}
 	}
 	if tag, err := identity.FindAuthTag(ev); err == nil {
 		if a, err := identity.VerifyAuthTag(tag, ev.PubKey); err == nil {
-			p.owner = a.Owner
+			p.owner, p.device = a.Owner, a.Device // a ["device"] tag is only a label
 		}
 	}
 	n.byKey[ev.PubKey] = p
@@ -101,7 +98,7 @@ func (n *Names) Name(pk string) string {
 	switch {
 	case p == nil:
 		return ShortNpub(pk)
-	case p.device && p.owner != "":
+	case p.device:
 		return n.own(p.owner)
 	case p.owner != "":
 		return n.own(pk) + " (" + n.own(p.owner) + "'s agent)"
@@ -113,7 +110,7 @@ func (n *Names) Name(pk string) string {
 
 // Label is Name with a device's own name where it matters ("alice (laptop)").
 func (n *Names) Label(pk string) string {
-	if p := n.byKey[pk]; p != nil && p.device && p.owner != "" {
+	if p := n.byKey[pk]; p != nil && p.device {
 		return n.own(p.owner) + " (" + n.own(pk) + ")"
 	}
 	return n.Name(pk)
@@ -121,7 +118,7 @@ func (n *Names) Label(pk string) string {
 
 // ActsFor is the member a key acts for: a paired device's owner, else the key.
 func (n *Names) ActsFor(pk string) string {
-	if p := n.byKey[pk]; p != nil && p.device && p.owner != "" {
+	if p := n.byKey[pk]; p != nil && p.device {
 		return p.owner
 	}
 	return pk
@@ -144,7 +141,7 @@ func (n *Names) IsAgent(pk string) bool {
 // IsDevice reports whether pk is a paired device with a valid attestation.
 func (n *Names) IsDevice(pk string) bool {
 	p := n.byKey[pk]
-	return p != nil && p.device && p.owner != ""
+	return p != nil && p.device
 }
 
 // Lookup lists the keys (sorted) a name may mean: those whose name or

@@ -7,13 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
-	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/tui/agentwatch"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/spf13/cobra"
@@ -29,8 +28,8 @@ type watcher struct {
 }
 
 // control seals and publishes a control frame to the agent.
-func (w *watcher) control(ctx context.Context, c agentbridge.Control) error {
-	ev, err := agentbridge.SealFrame(c, w.ck, w.agent)
+func (w *watcher) control(ctx context.Context, c observer.Control) error {
+	ev, err := observer.SealFrame(c, w.ck, w.agent)
 	if err != nil {
 		return err
 	}
@@ -60,10 +59,6 @@ while it watches.`,
   hive agent watch npub1... --json | jq .msg.method     # with the current profile`,
 		Args: exactArgs(1, "AGENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := identity.ParsePublicKey(args[0])
-			if err != nil {
-				return usageErrorf("AGENT: %v", err)
-			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			dctx, cancel := context.WithTimeout(ctx, timeoutOf(cmd))
@@ -73,6 +68,12 @@ while it watches.`,
 				return err
 			}
 			defer s.Close()
+			rctx, cancel := context.WithTimeout(ctx, timeoutOf(cmd))
+			agent, err := s.ResolveKey(rctx, args[0])
+			cancel()
+			if err != nil {
+				return err
+			}
 			ck, err := nip44.GenerateConversationKey(agent, s.keys.SecretHex)
 			if err != nil {
 				return usageErrorf("AGENT: %v", err)
@@ -91,7 +92,10 @@ while it watches.`,
 			case plain || !isTerminal(out):
 				return watchLines(out, frames, errc)
 			}
-			return watchTUI(ctx, w, frames, errc)
+			if err := agentwatch.Run(ctx, agentwatch.New(ctx, w.agent, frames, w.control)); err != nil {
+				return err
+			}
+			return firstErr(errc)
 		},
 	}
 	addTimeoutFlag(cmd, 10*time.Second)
@@ -103,12 +107,12 @@ while it watches.`,
 // permission requests again; a paired device also gets frames for
 // WatchLease) and renews it every WatchRenew until ctx ends.
 func (w *watcher) leaseFrames(ctx context.Context) error {
-	watch := agentbridge.Control{V: 1, Type: agentbridge.CtlWatch}
+	watch := observer.Control{V: 1, Type: observer.CtlWatch}
 	if err := w.control(ctx, watch); err != nil {
 		return withHint(err, "only the agent's owner and the owner's paired devices (hive pair / hive join) can watch an agent")
 	}
 	go func() {
-		tick := time.NewTicker(agentbridge.WatchRenew)
+		tick := time.NewTicker(observer.WatchRenew)
 		defer tick.Stop()
 		for {
 			select {
@@ -128,8 +132,8 @@ func isTerminal(w io.Writer) bool {
 }
 
 // frames subscribes to the agent's frames to this owner and decrypts them.
-func (w *watcher) frames(ctx context.Context) (<-chan agentbridge.Frame, <-chan error) {
-	out := make(chan agentbridge.Frame, 256)
+func (w *watcher) frames(ctx context.Context) (<-chan observer.Frame, <-chan error) {
+	out := make(chan observer.Frame, 256)
 	errc := make(chan error, 1)
 	// The REQ is on the wire before this returns, so frames the bridge sends
 	// in answer to the watch control frame that follows are not missed.
@@ -141,34 +145,26 @@ func (w *watcher) frames(ctx context.Context) (<-chan agentbridge.Frame, <-chan 
 	}
 	go func() {
 		defer close(out)
-		defer sub.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-sub.Events():
-				if !ok {
-					if err := sub.Err(); err != nil {
-						errc <- err
-					}
-					return
-				}
-				var fr agentbridge.Frame
-				if err := agentbridge.OpenFrame(&ev, w.ck, &fr); err != nil {
-					continue // not for this agent and owner pair
-				}
-				select {
-				case out <- fr:
-				case <-ctx.Done():
-					return
-				}
+		err := w.s.FollowSub(ctx, sub, func(ev nostr.Event) (bool, error) {
+			var fr observer.Frame
+			if observer.OpenFrame(&ev, w.ck, &fr) != nil {
+				return false, nil // not for this agent and owner pair
 			}
+			select {
+			case out <- fr:
+				return false, nil
+			case <-ctx.Done():
+				return true, nil
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			errc <- err
 		}
 	}()
 	return out, errc
 }
 
-func watchJSON(out io.Writer, frames <-chan agentbridge.Frame, errc <-chan error) error {
+func watchJSON(out io.Writer, frames <-chan observer.Frame, errc <-chan error) error {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for fr := range frames {
@@ -179,39 +175,14 @@ func watchJSON(out io.Writer, frames <-chan agentbridge.Frame, errc <-chan error
 	return firstErr(errc)
 }
 
-func watchLines(out io.Writer, frames <-chan agentbridge.Frame, errc <-chan error) error {
-	tr := agentbridge.NewTranscript()
+func watchLines(out io.Writer, frames <-chan observer.Frame, errc <-chan error) error {
+	tr := observer.NewTranscript()
 	for fr := range frames {
 		for _, ev := range tr.Apply(fr) {
-			fmt.Fprintln(out, eventLine(ev))
+			fmt.Fprintln(out, agentwatch.EventLine(ev))
 		}
 	}
 	return firstErr(errc)
-}
-
-// eventLine renders one transcript change as a line.
-func eventLine(ev agentbridge.Event) string {
-	where := ""
-	if ev.Turn != nil {
-		where = ev.Turn.Channel + " " + prefix8(ev.Turn.Turn) + " "
-	}
-	text := strings.ReplaceAll(ev.Text, "\n", " ")
-	if ev.Kind == "permission" && ev.Turn != nil {
-		pv := ev.Turn.Permissions[len(ev.Turn.Permissions)-1]
-		var opts []string
-		for _, o := range pv.Options {
-			opts = append(opts, o.ID+"="+o.Kind)
-		}
-		text = fmt.Sprintf("%s (request %s, session %s; options %s)", text, pv.Request, pv.Session, strings.Join(opts, ", "))
-	}
-	return fmt.Sprintf("%s %s%s: %s", time.Now().Format("15:04:05"), where, ev.Kind, text)
-}
-
-func prefix8(s string) string {
-	if len(s) > 8 {
-		return s[:8]
-	}
-	return s
 }
 
 func firstErr(errc <-chan error) error {

@@ -26,7 +26,7 @@ and --pin (env HIVE_HUB, HIVE_KEY, HIVE_PIN) override its fields.
 The config directory is $HIVE_HOME, by default hive under the user's config
 directory (~/.config/hive on Linux).`,
 	}
-	cmd.AddCommand(newProfileAddCmd(), newProfileListCmd(), newProfileUseCmd(), newProfileRemoveCmd())
+	cmd.AddCommand(newProfileAddCmd(), newProfileListCmd(), newProfileUseCmd(), newProfileRemoveCmd(), newProfileNameCmd())
 	return cmd
 }
 

@@ -122,7 +122,7 @@ func newTailCmd() *cobra.Command {
 					if limit == 0 {
 						continue
 					}
-					if _, err := s.LoadPage(ctx, m, id, limit, nil); err != nil {
+					if _, err := s.LoadPage(ctx, m, id, limit+20, nil); err != nil { // the cut's second whole (see History)
 						return nil, nil, err
 					}
 					rows := m.Timeline(id)
@@ -157,20 +157,33 @@ func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]
 		}
 		return ids, nil
 	}
-	chans, err := s.Channels(ctx)
+	chans, err := s.myChannels(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for _, ch := range chans {
-		if ch.Members[s.Member()] != "" || ch.Role != "" {
-			ids = append(ids, ch.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+		ids = append(ids, ch.ID)
 	}
 	return ids, nil
+}
+
+// myChannels are the channels the member is in.
+func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
+	chans, err := s.Channels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var mine []client.Channel
+	for _, ch := range chans {
+		if ch.Members[s.Member()] != "" || ch.Role != "" {
+			mine = append(mine, ch)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+	}
+	return mine, nil
 }
 
 // withFollow runs first (bounded by --timeout) and, with follow, then
@@ -218,6 +231,7 @@ func followChannels(ctx context.Context, s *session, p printer, channels []strin
 	fs := []nostr.Filter{
 		{Kinds: rowKinds, Tags: nostr.TagMap{"h": channels}, Since: &since},
 		{Kinds: []int{kinds.Deletion, kinds.Reaction}, Since: &since}, // a kind 5 has no h; a reaction may lack one
+		{Kinds: []int{kinds.Profile}, Since: &since},                  // names refresh live
 	}
 	return s.Follow(ctx, func(ev nostr.Event) (bool, error) {
 		for _, c := range p.m.Apply(&ev) {

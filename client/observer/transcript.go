@@ -1,4 +1,4 @@
-package agentbridge
+package observer
 
 import (
 	"bytes"
@@ -83,8 +83,9 @@ type rpc struct {
 	Result json.RawMessage `json:"result"`
 }
 
-// updateParams is the part of session/update params the bridge reads.
-type updateParams struct {
+// UpdateParams is the part of session/update params the bridge and the
+// transcript read.
+type UpdateParams struct {
 	SessionID string `json:"sessionId"`
 	Update    struct {
 		SessionUpdate string `json:"sessionUpdate"`
@@ -212,7 +213,7 @@ func (tr *Transcript) Apply(f Frame) []Event {
 }
 
 func (tr *Transcript) update(t *TurnView, params json.RawMessage, ev func(kind, text string)) {
-	var p updateParams
+	var p UpdateParams
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
@@ -312,4 +313,16 @@ func statusRank(s string) int {
 		return 3
 	}
 	return 0
+}
+
+// InFlight lists the turns seen that have not finished (a session/load
+// replay is never one): what makes an agent "working" to its owner.
+func (tr *Transcript) InFlight() []*TurnView {
+	var out []*TurnView
+	for _, t := range tr.Turns {
+		if t.Stop == "" && !t.Replay {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package agentbridge
+package observer
 
 import (
 	"encoding/json"

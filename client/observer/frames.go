@@ -1,4 +1,10 @@
-package agentbridge
+// Package observer is the observer protocol between an agent's bridge and
+// its owner (and the owner's paired devices): the frame format (kind 24200,
+// NIP-44 to one recipient, a seq per bridge), control frames and watch
+// leases, and the transcript reducer that turns frames into what a watcher
+// shows. It reads frames as JSON, without the ACP SDK, so every surface can
+// import it (spec/agents.md).
+package observer
 
 import (
 	"bytes"
@@ -52,8 +58,8 @@ const (
 // maxPlaintext is NIP-44 v2's largest plaintext.
 const maxPlaintext = 65535
 
-// controlMaxAge bounds how old a control frame may be when it arrives.
-const controlMaxAge = 5 * time.Minute
+// ControlMaxAge bounds how old a control frame may be when it arrives.
+const ControlMaxAge = 5 * time.Minute
 
 // SealFrame encrypts v with NIP-44 v2 under conversation key ck into an
 // unsigned kind 24200 event to recipient.
@@ -92,7 +98,7 @@ func OpenFrame(ev *nostr.Event, ck [32]byte, v any) error {
 // device of the owner).
 func ParseControl(ev *nostr.Event, ck [32]byte, now time.Time) (Control, error) {
 	var c Control
-	if age := now.Sub(ev.CreatedAt.Time()); age > controlMaxAge || age < -controlMaxAge {
+	if age := now.Sub(ev.CreatedAt.Time()); age > ControlMaxAge || age < -ControlMaxAge {
 		return c, fmt.Errorf("stale control frame (created %v ago)", age.Round(time.Second))
 	}
 	if err := OpenFrame(ev, ck, &c); err != nil {
@@ -120,8 +126,8 @@ func ParseControl(ev *nostr.Event, ck [32]byte, now time.Time) (Control, error) 
 	return c, nil
 }
 
-// idKey canonicalises a JSON-RPC id for matching ("7", "\"abc\"").
-func idKey(raw json.RawMessage) string {
+// IDKey canonicalises a JSON-RPC id for matching ("7", "\"abc\"").
+func IDKey(raw json.RawMessage) string {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -131,3 +137,9 @@ func idKey(raw json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// LoadTurn is the observer frames' turn id for the lines of a session/load
+// of session: "load:<session>".
+func LoadTurn(session string) string { return loadPrefix + session }
+
+const loadPrefix = "load:"

@@ -1,4 +1,8 @@
-package main
+// Package agentwatch is the terminal view of an agent's live transcript
+// (`hive agent watch`), a bubbletea model any terminal chat can embed as a
+// pane: it folds observer frames with observer.Transcript and answers
+// permission requests and cancels turns through control frames.
+package agentwatch
 
 import (
 	"context"
@@ -6,35 +10,46 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// watchModel is the bubbletea model of `hive agent watch` on a terminal; the
-// transcript itself is agentbridge.Transcript's pure reducer.
-type watchModel struct {
+// Send publishes a control frame to the watched agent.
+type Send func(ctx context.Context, c observer.Control) error
+
+// Model is the bubbletea model of the watch; the transcript itself is
+// observer.Transcript's pure reducer.
+type Model struct {
 	ctx    context.Context
-	w      *watcher
-	frames <-chan agentbridge.Frame
-	tr     *agentbridge.Transcript
+	send   Send
+	frames <-chan observer.Frame
+	tr     *observer.Transcript
 	status string
 	width  int
-	err    error
 }
 
-type frameMsg struct{ f agentbridge.Frame }
+type frameMsg struct{ f observer.Frame }
 type framesDone struct{}
 type statusMsg string
 
-func watchTUI(ctx context.Context, w *watcher, frames <-chan agentbridge.Frame, errc <-chan error) error {
-	m := watchModel{ctx: ctx, w: w, frames: frames, tr: agentbridge.NewTranscript(), status: "watching " + prefix8(w.agent) + "…", width: 100}
+// New is the model of a watch of agent fed by frames (closed when the
+// subscription ends); send answers the agent.
+func New(ctx context.Context, agent string, frames <-chan observer.Frame, send Send) Model {
+	return Model{ctx: ctx, send: send, frames: frames, tr: observer.NewTranscript(), status: "watching " + Prefix8(agent) + "…", width: 100}
+}
+
+// Run shows m full screen until q, or ctx ends.
+func Run(ctx context.Context, m Model) error {
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen()).Run(); err != nil && ctx.Err() == nil {
 		return err
 	}
-	return firstErr(errc)
+	return nil
 }
 
-func (m watchModel) next() tea.Cmd {
+// Transcript is what the model has folded so far.
+func (m Model) Transcript() *observer.Transcript { return m.tr }
+
+func (m Model) next() tea.Cmd {
 	return func() tea.Msg {
 		f, ok := <-m.frames
 		if !ok {
@@ -44,9 +59,15 @@ func (m watchModel) next() tea.Cmd {
 	}
 }
 
-func (m watchModel) Init() tea.Cmd { return m.next() }
+// Init starts reading frames.
+// Init starts reading frames.
+func (m Model) Init() tea.Cmd { return m.next() }
 
-func (m watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// Update folds a frame, or handles a key: 1-9 answer the oldest pending
+// permission request, c cancels the running turn, q quits.
+// Update folds a frame, or handles a key: 1-9 answer the oldest pending
+// permission request, c cancels the running turn, q quits.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case frameMsg:
 		m.tr.Apply(msg.f)
@@ -72,42 +93,44 @@ func (m watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // answer sends the option n of the oldest pending permission request.
-func (m watchModel) answer(n int) tea.Cmd {
+func (m Model) answer(n int) tea.Cmd {
 	pending := m.tr.Pending()
 	if len(pending) == 0 || n >= len(pending[0].Options) {
 		return nil
 	}
 	pv, opt := pending[0], pending[0].Options[n]
-	return m.send(agentbridge.Control{V: 1, Type: agentbridge.CtlPermission, Session: pv.Session, Request: pv.Request, Option: opt.ID},
+	return m.control(observer.Control{V: 1, Type: observer.CtlPermission, Session: pv.Session, Request: pv.Request, Option: opt.ID},
 		"sent "+opt.Name+" for "+pv.Title)
 }
 
 // cancelTurn cancels the newest turn that has not stopped.
-func (m watchModel) cancelTurn() tea.Cmd {
+func (m Model) cancelTurn() tea.Cmd {
 	for i := len(m.tr.Turns) - 1; i >= 0; i-- {
 		if t := m.tr.Turns[i]; t.Stop == "" && t.Session != "" {
-			return m.send(agentbridge.Control{V: 1, Type: agentbridge.CtlCancel, Session: t.Session}, "cancel sent for "+prefix8(t.Turn))
+			return m.control(observer.Control{V: 1, Type: observer.CtlCancel, Session: t.Session}, "cancel sent for "+Prefix8(t.Turn))
 		}
 	}
 	return nil
 }
 
-func (m watchModel) send(c agentbridge.Control, ok string) tea.Cmd {
+func (m Model) control(c observer.Control, ok string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(m.ctx, 10*time.Second)
 		defer cancel()
-		if err := m.w.control(ctx, c); err != nil {
+		if err := m.send(ctx, c); err != nil {
 			return statusMsg("failed: " + err.Error())
 		}
 		return statusMsg(ok)
 	}
 }
 
-func (m watchModel) View() string {
+// View renders the last turns and the pending permission request.
+// View renders the last turns and the pending permission request.
+func (m Model) View() string {
 	var b strings.Builder
 	if n := len(m.tr.History); n > 0 { // a resumed session's replayed history, never a turn
 		h := m.tr.History[n-1]
-		fmt.Fprintf(&b, "── #%s session %s history (replayed by session/load): %s\n", h.Channel, prefix8(h.Session), tail(oneLine(h.Text), m.width-40))
+		fmt.Fprintf(&b, "── #%s session %s history (replayed by session/load): %s\n", h.Channel, Prefix8(h.Session), tail(oneLine(h.Text), m.width-40))
 	}
 	turns := m.tr.Turns
 	if len(turns) > 3 {
@@ -118,7 +141,7 @@ func (m watchModel) View() string {
 		if t.Stop != "" {
 			state = t.Stop
 		}
-		fmt.Fprintf(&b, "── #%s turn %s [%s]\n", t.Channel, prefix8(t.Turn), state)
+		fmt.Fprintf(&b, "── #%s turn %s [%s]\n", t.Channel, Prefix8(t.Turn), state)
 		if t.Prompt != "" {
 			fmt.Fprintf(&b, "  prompt: %s\n", tail(oneLine(t.Prompt), m.width-12))
 		}

@@ -1,0 +1,226 @@
+package chatui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/kinds"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// command is one slash command.
+type command struct {
+	name, args, help string
+	run              func(m *Model, arg string) tea.Cmd
+}
+
+// commands are the slash commands, in the order /help lists them. Each
+// makes the client call its CLI command makes.
+var commands = []command{
+	{"join", "CHANNEL", "join a channel and open it (hive channel join)", (*Model).cmdJoin},
+	{"leave", "", "leave the open channel (hive channel leave)", (*Model).cmdLeave},
+	{"dm", "NAME", "open (creating it) the DM with NAME (hive dm)", (*Model).cmdDM},
+	{"add", "NAME", "add NAME to the open channel (hive channel add)", (*Model).cmdAdd},
+	{"topic", "TEXT", "set the open channel's topic (hive channel edit --about)", (*Model).cmdTopic},
+	{"nick", "NAME", "set your name (your kind 0 profile's name)", (*Model).cmdNick},
+	{"react", "EMOJI", "react to the selected (else last) message (hive react)", (*Model).cmdReact},
+	{"edit", "[TEXT]", "edit your selected (else last) message; no TEXT: in the composer (hive edit)", (*Model).cmdEdit},
+	{"delete", "", "delete your selected (else last) message (hive delete)", (*Model).cmdDelete},
+	{"thread", "", "open the thread of the selected (else last) message", (*Model).cmdThread},
+	{"who", "", "the open channel's members, with roles and presence (hive who)", (*Model).cmdWho},
+	{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = true; return nil }},
+	{"quit", "", "leave hive chat", func(*Model, string) tea.Cmd { return func() tea.Msg { return quitMsg{} } }},
+}
+
+// command runs a "/name args" line.
+func (m *Model) command(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	arg = strings.TrimSpace(arg)
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		m.say(true, fmt.Sprintf("no command /%s: /help lists them", name))
+		return nil
+	}
+	c := commands[i]
+	if c.args != "" && !strings.HasPrefix(c.args, "[") && arg == "" {
+		m.say(true, fmt.Sprintf("usage: /%s %s", c.name, c.args))
+		return nil
+	}
+	if m.cur == "" && !slices.Contains([]string{"join", "dm", "help", "quit"}, c.name) {
+		m.say(true, "no channel open: /join NAME or /dm NAME")
+		return nil
+	}
+	return c.run(m, arg)
+}
+
+// call runs fn against the hub in the background and reports its end.
+func (m *Model) call(fn func(ctx context.Context, c *client.Client) doneMsg) tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return fn(ctx, c)
+	}
+}
+
+// publishing publishes ev and says notice when the hub took it.
+func (m *Model) publishing(ev nostr.Event, notice string, then doneMsg) tea.Cmd {
+	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
+		if _, err := c.Publish(ctx, ev); err != nil {
+			return doneMsg{err: err}
+		}
+		then.notice = notice
+		return then
+	})
+}
+
+func (m *Model) cmdJoin(arg string) tea.Cmd {
+	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
+		ch, err := c.ResolveChannel(ctx, strings.TrimPrefix(arg, "#"))
+		if err != nil {
+			return doneMsg{err: err}
+		}
+		if _, err := c.Publish(ctx, client.ChannelJoin(ch.ID)); err != nil && !errors.Is(err, client.ErrDuplicate) {
+			return doneMsg{err: err}
+		}
+		return doneMsg{notice: "joined #" + ch.Name, open: ch.ID}
+	})
+}
+
+func (m *Model) cmdLeave(string) tea.Cmd {
+	return m.publishing(client.ChannelLeave(m.cur), "left #"+m.channel().Name, doneMsg{reload: true})
+}
+
+func (m *Model) cmdDM(arg string) tea.Cmd {
+	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
+		pk, err := c.ResolveKey(ctx, arg)
+		if err != nil {
+			return doneMsg{err: err}
+		}
+		if pk == c.PublicKey() || pk == c.Member() {
+			return doneMsg{err: errors.New("that is your own key: a DM needs another participant")}
+		}
+		id := client.DMChannelID(c.PublicKey(), pk)
+		if _, err := c.Publish(ctx, client.DMCreate(id, pk)); err != nil && !errors.Is(err, client.ErrDuplicate) {
+			return doneMsg{err: err}
+		}
+		return doneMsg{open: id}
+	})
+}
+
+func (m *Model) cmdAdd(arg string) tea.Cmd {
+	ch := m.cur
+	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
+		pk, err := c.ResolveKey(ctx, arg)
+		if err != nil {
+			return doneMsg{err: err}
+		}
+		if _, err := c.Publish(ctx, client.ChannelAdd(ch, pk, "")); err != nil {
+			return doneMsg{err: err}
+		}
+		return doneMsg{notice: "added " + arg, reload: true}
+	})
+}
+
+func (m *Model) cmdTopic(arg string) tea.Cmd {
+	return m.publishing(client.ChannelEdit(m.cur, "", arg, ""), "topic set", doneMsg{reload: true})
+}
+
+// targetEvent is the event of the message a command acts on.
+func (m *Model) targetEvent(own bool) (nostr.Event, bool) {
+	ev, ok := m.events[m.target(own)]
+	if !ok {
+		what := "no message here"
+		if own {
+			what = "no message of yours here"
+		}
+		m.say(true, what+" (select one with "+m.keys["select_up"].Help().Key+")")
+	}
+	return ev, ok
+}
+
+func (m *Model) cmdReact(arg string) tea.Cmd {
+	ev, ok := m.targetEvent(false)
+	if !ok {
+		return nil
+	}
+	return m.publishing(client.Reaction(ev, arg), "reacted "+arg, doneMsg{})
+}
+
+func (m *Model) cmdEdit(arg string) tea.Cmd {
+	if arg == "" {
+		m.editLast()
+		return nil
+	}
+	ev, ok := m.targetEvent(true)
+	if !ok {
+		return nil
+	}
+	return m.publish(client.Edit(ev, arg), arg, true)
+}
+
+func (m *Model) cmdDelete(string) tea.Cmd {
+	ev, ok := m.targetEvent(true)
+	if !ok {
+		return nil
+	}
+	m.selected = ""
+	return m.publishing(client.Delete(ev, ""), "deleted", doneMsg{})
+}
+
+func (m *Model) cmdThread(string) tea.Cmd {
+	m.openThread(m.target(false))
+	return nil
+}
+
+func (m *Model) cmdWho(string) tea.Cmd {
+	ch := m.channel()
+	names := m.chat.Names()
+	var out []string
+	for pk, role := range ch.Members {
+		s := clean(names.Label(pk), false)
+		if role != "" && role != "member" {
+			s += " (" + role + ")"
+		}
+		if p := m.chat.Live().Presence(pk, m.opt.Now()); p != "" && p != "offline" {
+			s += " · " + p
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	m.say(false, fmt.Sprintf("#%s: %d members: %s", ch.Name, len(out), strings.Join(out, ", ")))
+	return nil
+}
+
+// cmdNick sets the name of the member's profile, keeping its other fields.
+func (m *Model) cmdNick(arg string) tea.Cmd {
+	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
+		evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{c.PublicKey()}, Limit: 1})
+		if err != nil {
+			return doneMsg{err: err}
+		}
+		fields := map[string]any{}
+		var tags nostr.Tags
+		if len(evs) > 0 {
+			json.Unmarshal([]byte(evs[len(evs)-1].Content), &fields)
+			tags = evs[len(evs)-1].Tags
+		}
+		fields["name"] = arg
+		delete(fields, "display_name")
+		b, _ := json.Marshal(fields)
+		if tags == nil {
+			tags = nostr.Tags{}
+		}
+		if _, err := c.Publish(ctx, nostr.Event{Kind: kinds.Profile, Content: string(b), Tags: tags}); err != nil {
+			return doneMsg{err: err}
+		}
+		return doneMsg{notice: "you are " + arg}
+	})
+}

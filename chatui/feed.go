@@ -1,0 +1,254 @@
+package chatui
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/kinds"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// pageSize is how many rows a channel page loads (on open and per page up).
+const pageSize = 100
+
+// loadedMsg is the first load: the member's channels, their newest pages
+// with overlays, every profile, and the read positions.
+type loadedMsg struct {
+	channels []client.Channel
+	events   []nostr.Event
+	rp       map[string]nostr.Timestamp
+	since    nostr.Timestamp
+	err      error
+}
+
+// eventsMsg are events from the hub (live, a page, profiles).
+type eventsMsg struct {
+	evs  []nostr.Event
+	live bool
+}
+
+// feedEnded says the live subscription ended for good.
+type feedEnded struct{ err error }
+
+// joined are the channels the member is in (an open channel one reads but
+// never joined is not listed).
+func (m *Model) joined(all []client.Channel) []client.Channel {
+	var out []client.Channel
+	for _, ch := range all {
+		if !ch.Archived && (ch.Members[m.c.PublicKey()] != "" || ch.Members[m.c.Member()] != "") {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// load is the first load (and a reload when channels change).
+func (m *Model) load() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		since := nostr.Now() - 5
+		all, err := c.Channels(ctx)
+		if err != nil {
+			return loadedMsg{err: err}
+		}
+		out := loadedMsg{since: since}
+		out.channels = m.joined(all)
+		if out.rp, err = c.ReadStates(ctx); err != nil {
+			return loadedMsg{err: err}
+		}
+		for _, ch := range out.channels {
+			evs, err := page(ctx, c, ch.ID, nil)
+			if err != nil {
+				return loadedMsg{err: err}
+			}
+			out.events = append(out.events, evs...)
+		}
+		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
+		if err != nil {
+			return loadedMsg{err: err}
+		}
+		out.events = append(out.events, profs...)
+		return out
+	}
+}
+
+// page fetches a page of channel's rows at or before until with their
+// overlays (the events only: the model applies them in Update).
+func page(ctx context.Context, c *client.Client, channel string, until *nostr.Timestamp) ([]nostr.Event, error) {
+	evs, err := c.Query(ctx, nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: pageSize, Until: until})
+	if err != nil || len(evs) == 0 {
+		return evs, err
+	}
+	ids := make([]string, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	over, err := c.Query(ctx, nostr.Filter{Kinds: client.OverlayKinds(), Tags: nostr.TagMap{"e": ids}, Limit: 5000})
+	if err != nil {
+		return nil, err
+	}
+	var oids []string
+	for _, o := range over {
+		oids = append(oids, o.ID)
+	}
+	if len(oids) > 0 {
+		retracted, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Deletion}, Tags: nostr.TagMap{"e": oids}, Limit: 5000})
+		if err != nil {
+			return nil, err
+		}
+		over = append(over, retracted...)
+	}
+	return append(evs, over...), nil
+}
+
+// olderPage loads the page before the oldest loaded row of the open channel.
+func (m *Model) olderPage() tea.Cmd {
+	_, at, ok := m.chat.Oldest(m.cur)
+	if !ok {
+		return nil
+	}
+	c, ctx, ch := m.c, m.ctx, m.cur
+	return func() tea.Msg {
+		evs, err := page(ctx, c, ch, &at)
+		if err != nil {
+			return doneMsg{err: err}
+		}
+		return eventsMsg{evs: evs}
+	}
+}
+
+// follow (re)starts the live subscription over the joined channels: rows,
+// overlays, typing, profiles, channel changes and the member's read state.
+// The client resubscribes after a reconnect from the newest event seen, and
+// drops what it already delivered; the chat model ignores a duplicate id.
+func (m *Model) follow(since nostr.Timestamp) {
+	if m.stopFeed != nil {
+		m.stopFeed()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.stopFeed = cancel
+	ids := make([]string, len(m.channels))
+	for i, ch := range m.channels {
+		ids[i] = ch.ID
+	}
+	live := append(append(client.TimelineKinds(), client.OverlayKinds()...), kinds.Typing)
+	filters := []nostr.Filter{
+		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers}, Since: &since},
+		{Kinds: []int{kinds.ReadState}, Authors: []string{m.c.PublicKey()}, Since: &since},
+		{Kinds: []int{kinds.Deletion}, Since: &since},
+	}
+	if len(ids) > 0 {
+		filters = append(filters, nostr.Filter{Kinds: live, Tags: nostr.TagMap{"h": ids}, Since: &since})
+	}
+	out := make(chan []nostr.Event, 64)
+	m.feed = out
+	c := m.c
+	go func() {
+		defer close(out)
+		var batch []nostr.Event
+		flush := time.NewTicker(30 * time.Millisecond)
+		defer flush.Stop()
+		evc := make(chan nostr.Event, 256)
+		errc := make(chan error, 1)
+		go func() {
+			errc <- c.Follow(ctx, func(ev nostr.Event) (bool, error) {
+				select {
+				case evc <- ev:
+				case <-ctx.Done():
+				}
+				return false, nil
+			}, filters...)
+		}()
+		for {
+			select {
+			case ev := <-evc:
+				batch = append(batch, ev)
+			case <-flush.C:
+				if len(batch) == 0 {
+					continue
+				}
+				select {
+				case out <- batch:
+					batch = nil
+				case <-ctx.Done():
+					return
+				}
+			case err := <-errc:
+				if ctx.Err() == nil {
+					out <- []nostr.Event{{Kind: -1, Content: errText(err)}}
+				}
+				return
+			}
+		}
+	}()
+}
+
+// next waits for the feed's next batch.
+func (m *Model) next() tea.Cmd {
+	feed := m.feed
+	if feed == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		evs, ok := <-feed
+		if !ok {
+			return nil // a restarted feed: the new one has its own next
+		}
+		if len(evs) == 1 && evs[0].Kind == -1 {
+			return feedEnded{err: errorString(evs[0].Content)}
+		}
+		return eventsMsg{evs: evs, live: true}
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// apply takes events into the model; it reports whether the channel list
+// changed (a channel's metadata or roster).
+func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
+	var unknown []string
+	for i := range evs {
+		ev := &evs[i]
+		switch {
+		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers:
+			channelsChanged = true
+		case ev.Kind == kinds.ReadState:
+			if ctxName, at, err := m.c.ParseReadState(*ev); err == nil && at > m.rp[ctxName] {
+				m.rp[ctxName] = at
+			}
+		case ev.Kind == kinds.Profile:
+			if !slices.Contains(m.profiles, ev.PubKey) {
+				m.profiles = append(m.profiles, ev.PubKey)
+			}
+		case slices.Contains(client.TimelineKinds(), ev.Kind):
+			m.events[ev.ID] = *ev
+			if !m.chat.Names().Known(ev.PubKey) {
+				unknown = append(unknown, ev.PubKey)
+				m.chat.Names().Seen(ev.PubKey)
+			}
+			m.dropPending(ev.ID)
+		}
+		m.chat.Apply(ev)
+	}
+	if len(unknown) > 0 {
+		m.later = append(m.later, m.fetchProfiles(unknown))
+	}
+	return channelsChanged
+}
+
+// fetchProfiles asks for the profiles of keys the model has no name for.
+func (m *Model) fetchProfiles(pks []string) tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: pks})
+		if err != nil {
+			return nil
+		}
+		return eventsMsg{evs: evs}
+	}
+}

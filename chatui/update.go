@@ -1,0 +1,226 @@
+package chatui
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// tickMsg comes every second: the connection state, typing and working
+// signals age, read marks are checked.
+type tickMsg struct{}
+
+// doneMsg is the end of a command: a notice or an error for the info line,
+// and what to do next.
+type doneMsg struct {
+	notice string
+	err    error
+	open   string // a channel to open (after a reload)
+	reload bool   // the channel list changed
+}
+
+func tick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} }) }
+
+// Init loads the channels and starts the clock.
+func (m *Model) Init() tea.Cmd {
+	m.say(false, "loading…")
+	return tea.Batch(m.load(), tick(), textarea.Blink)
+}
+
+// errText is what a person reads of an error: the hub's reason for a
+// refusal, else the error's text.
+func errText(err error) string {
+	var re *client.RefusedError
+	if errors.As(err, &re) {
+		return re.Reason
+	}
+	return err.Error()
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.layout()
+	case loadedMsg:
+		if msg.err != nil {
+			m.say(true, "could not load: "+errText(msg.err))
+			return m, nil
+		}
+		m.channels = msg.channels
+		for k, v := range msg.rp {
+			m.rp[k] = max(m.rp[k], v)
+		}
+		m.apply(msg.events)
+		first := !m.loaded
+		m.loaded = true
+		m.follow(msg.since)
+		cmds = append(cmds, m.next())
+		if first {
+			m.say(false, "")
+			m.openFirst()
+		}
+	case eventsMsg:
+		if m.apply(msg.evs) {
+			cmds = append(cmds, m.reloadChannels(""))
+		}
+		if msg.live {
+			cmds = append(cmds, m.next())
+		}
+	case feedEnded:
+		m.say(true, "live updates stopped: "+errText(msg.err))
+	case channelsMsg:
+		cmds = append(cmds, m.setChannels(msg))
+	case sentMsg:
+		m.sent(msg)
+	case doneMsg:
+		if msg.err != nil {
+			m.say(true, errText(msg.err))
+		} else if msg.notice != "" {
+			m.say(false, msg.notice)
+		}
+		if msg.reload || msg.open != "" {
+			cmds = append(cmds, m.reloadChannels(msg.open))
+		}
+	case quitMsg:
+		return m, tea.Quit
+	case tickMsg:
+		m.online = m.c.URL() != ""
+		cmds = append(cmds, tick())
+	case tea.FocusMsg:
+		m.blurred = false
+	case tea.BlurMsg:
+		m.blurred = true
+	case tea.MouseMsg:
+		cmds = append(cmds, m.mouse(msg))
+	case tea.KeyMsg:
+		cmds = append(cmds, m.key(msg))
+	default:
+		var c tea.Cmd
+		m.composer, c = m.composer.Update(msg)
+		cmds = append(cmds, c)
+	}
+	cmds = append(cmds, m.later...)
+	m.later = nil
+	m.refresh()
+	cmds = append(cmds, m.markRead())
+	return m, tea.Batch(cmds...)
+}
+
+// quitMsg ends the program (from /quit).
+type quitMsg struct{}
+
+// key handles a key press: the global keys, then the focused part's.
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	km := m.keys
+	switch {
+	case km.is(k, "quit"):
+		return tea.Quit
+	case m.help:
+		if km.is(k, "close") || km.is(k, "help") || k.String() == "?" || k.String() == "q" {
+			m.help = false
+		}
+		return nil
+	case km.is(k, "help") || (k.String() == "?" && m.composer.Value() == "" && m.focus == onComposer):
+		m.help = true
+		return nil
+	case km.is(k, "close"):
+		m.closeSomething()
+		return nil
+	case km.is(k, "next_channel"):
+		m.step(1)
+		return nil
+	case km.is(k, "prev_channel"):
+		m.step(-1)
+		return nil
+	case km.is(k, "next_unread"):
+		m.nextUnread()
+		return nil
+	case km.is(k, "focus"):
+		m.focus = (m.focus + 1) % 3
+		if m.focus == onTimeline && m.selected == "" {
+			m.selected = m.lastRow(false)
+		}
+		return nil
+	case km.is(k, "select_up"):
+		m.moveSelection(-1)
+		return nil
+	case km.is(k, "select_down"):
+		m.moveSelection(1)
+		return nil
+	case km.is(k, "thread"):
+		m.openThread(m.target(false))
+		return nil
+	case km.is(k, "page_up"):
+		m.timeline.PageUp()
+		if m.timeline.AtTop() {
+			return m.olderPage()
+		}
+		return nil
+	case km.is(k, "page_down"):
+		m.timeline.PageDown()
+		return nil
+	case km.is(k, "bottom"):
+		m.timeline.GotoBottom()
+		return nil
+	}
+	switch m.focus {
+	case onSidebar:
+		return m.sidebarKey(k)
+	case onTimeline:
+		if k.String() == "enter" {
+			m.openThread(m.selected)
+			return nil
+		}
+		if k.Type != tea.KeyRunes {
+			return nil
+		}
+		m.focus = onComposer // typing goes to the composer
+	}
+	return m.composerKey(k)
+}
+
+// closeSomething closes the innermost open thing.
+func (m *Model) closeSomething() {
+	switch {
+	case m.comp.active():
+		m.comp = completion{}
+	case m.editing != "":
+		m.editing = ""
+		m.composer.Reset()
+		m.say(false, "edit cancelled")
+	case m.thread != "":
+		m.thread = ""
+	case m.focus != onComposer:
+		m.focus = onComposer
+	default:
+		m.info = ""
+	}
+}
+
+// mouse scrolls the timeline with the wheel and opens a clicked channel.
+func (m *Model) mouse(ev tea.MouseMsg) tea.Cmd {
+	switch {
+	case ev.Button == tea.MouseButtonWheelUp:
+		m.timeline.ScrollUp(3)
+		if m.timeline.AtTop() {
+			return m.olderPage()
+		}
+	case ev.Button == tea.MouseButtonWheelDown:
+		m.timeline.ScrollDown(3)
+	case ev.Action == tea.MouseActionPress && ev.Button == tea.MouseButtonLeft && ev.X < m.sideWidth():
+		if ev.Y >= 0 && ev.Y < len(m.sideLines) && m.sideLines[ev.Y] != "" {
+			m.open(m.sideLines[ev.Y])
+		}
+	}
+	return nil
+}
+
+// oneLine flattens text to one line for the info line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,211 @@
+package chatui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ainb/hive/client"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View draws the chat: the sidebar left; the channel header, the timeline
+// (with the thread beside it on a wide terminal), the info line and the
+// composer right; the status line at the bottom.
+func (m *Model) View() string {
+	if m.help {
+		return m.helpView()
+	}
+	side := m.sidebar(m.h - 1)
+	mainW := m.w - m.sideWidth() - 1
+	body := m.timeline.View()
+	if m.thread != "" && mainW >= 100 {
+		left := bottomLines(m.lines(m.chat.Main(m.cur), mainW-m.timeline.Width-1, false), m.timeline.Height)
+		body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(mainW-m.timeline.Width-1).Render(strings.Join(left, "\n")), dim.Render("│"), body)
+	}
+	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
+	info := m.info
+	if m.infoErr {
+		info = errStyle.Render("✗ " + truncate(info, mainW-2))
+	} else {
+		info = dim.Render(truncate(info, mainW))
+	}
+	main := lipgloss.JoinVertical(lipgloss.Left, m.header(mainW), body, info, m.composer.View())
+	main = lipgloss.NewStyle().Width(mainW).MaxWidth(mainW).Render(main)
+	sep := dim.Render(strings.TrimRight(strings.Repeat("│\n", m.h-1), "\n"))
+	top := lipgloss.JoinHorizontal(lipgloss.Top, side, sep, main)
+	top = lipgloss.NewStyle().Height(m.h - 1).MaxHeight(m.h - 1).Render(top)
+	return top + "\n" + m.status()
+}
+
+// header names the open channel (and thread) with its topic.
+func (m *Model) header(width int) string {
+	ch := m.channel()
+	h := "#" + m.channelName(ch)
+	if m.thread != "" {
+		if r, ok := m.chat.Row(m.thread); ok {
+			h += " › thread: " + truncate(oneLine(clean(m.chat.Text(r), false)), 30)
+		}
+	}
+	if ch.About != "" {
+		h += dim.Render(" · " + oneLine(clean(ch.About, false)))
+	}
+	return bold.Render(truncate(h, width))
+}
+
+// channelName is a channel's name as the sidebar shows it: a DM by the
+// other participants' names.
+func (m *Model) channelName(ch client.Channel) string {
+	if ch.Type != "dm" {
+		return clean(ch.Name, false)
+	}
+	var who []string
+	for pk := range ch.Members {
+		if pk != m.c.PublicKey() && pk != m.c.Member() {
+			who = append(who, clean(m.chat.Names().Name(pk), false))
+		}
+	}
+	if len(who) == 0 {
+		return "dm"
+	}
+	return strings.Join(who, ", ")
+}
+
+// sidebar lists the channels and DMs with their unread and mention
+// counts, then the agents with their working state.
+func (m *Model) sidebar(height int) string {
+	w := m.sideWidth()
+	var lines []string
+	m.sideLines = m.sideLines[:0]
+	add := func(s, id string) {
+		lines = append(lines, s)
+		m.sideLines = append(m.sideLines, id)
+	}
+	for _, dm := range []bool{false, true} {
+		title := "Channels"
+		if dm {
+			title = "DMs"
+		}
+		first := true
+		for _, ch := range m.channels {
+			if (ch.Type == "dm") != dm {
+				continue
+			}
+			if first {
+				add(dim.Render(title), "")
+				first = false
+			}
+			add(m.sideEntry(ch, w), ch.ID)
+		}
+	}
+	if agents := m.agentLines(w); len(agents) > 0 {
+		add(dim.Render("Agents"), "")
+		for _, a := range agents {
+			add(a, "")
+		}
+	}
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	return lipgloss.NewStyle().Width(w).Height(height).MaxHeight(height).Render(strings.Join(lines, "\n"))
+}
+
+// sideEntry is one channel's line: its name, "@n" for mentions, the unread count.
+func (m *Model) sideEntry(ch client.Channel, w int) string {
+	u := m.chat.Unread(ch.ID, m.rp)
+	mark := "#"
+	if ch.Type == "dm" {
+		mark = "@"
+	}
+	count := ""
+	if u.Mentions > 0 {
+		count += fmt.Sprintf("@%d ", u.Mentions)
+	}
+	if u.Count > 0 {
+		count += fmt.Sprint(u.Count)
+	}
+	name := truncate(mark+" "+m.channelName(ch), w-lipgloss.Width(count)-1)
+	line := name + strings.Repeat(" ", max(1, w-lipgloss.Width(name)-lipgloss.Width(count))) + count
+	switch {
+	case ch.ID == m.cur && m.focus == onSidebar:
+		return reverse.Render(line)
+	case ch.ID == m.cur:
+		return bold.Render("▌" + line[min(len(line), 1):])
+	case u.Count > 0:
+		return bold.Render(line)
+	}
+	return line
+}
+
+// agentLines are the agents the member can see, with the channel they are
+// working in and for how long.
+func (m *Model) agentLines(w int) []string {
+	names, now := m.chat.Names(), m.opt.Now()
+	var out []string
+	for _, pk := range m.profiles {
+		if !names.IsAgent(pk) {
+			continue
+		}
+		state := dim.Render("idle")
+		for _, ch := range m.channels {
+			if wk := m.chat.Live().Working(pk, ch.ID, now); wk.Working {
+				state = fmt.Sprintf("working %ds #%s", int(now.Sub(wk.Since).Seconds()), m.channelName(ch))
+				break
+			}
+		}
+		out = append(out, truncate("⚙ "+clean(names.Name(pk), false)+" "+state, w))
+	}
+	return out
+}
+
+// status is the bottom line: connection, hub, identity and profile.
+func (m *Model) status() string {
+	conn := "● connected"
+	if !m.online {
+		conn = "◌ reconnecting…"
+	}
+	hub := m.c.URL()
+	if m.opt.Pinned && hub != "" {
+		hub += " (pin ✓)"
+	}
+	who := clean(m.chat.Names().Label(m.c.PublicKey()), false)
+	if m.opt.Profile != "" {
+		who += " [" + m.opt.Profile + "]"
+	}
+	s := fmt.Sprintf(" %s %s · %s · ? help", conn, hub, who)
+	if n := len(m.pending); n > 0 {
+		s += fmt.Sprintf(" · %d sending", n)
+	}
+	return reverse.Render(truncate(s, m.w) + strings.Repeat(" ", max(0, m.w-lipgloss.Width(truncate(s, m.w)))))
+}
+
+// helpView lists the keys and the slash commands.
+func (m *Model) helpView() string {
+	lines := []string{bold.Render("hive chat: keys (" + KeysFile + " in $HIVE_HOME rebinds them)"), ""}
+	lines = append(lines, m.keys.helpLines()...)
+	lines = append(lines, "", bold.Render("commands"))
+	for _, c := range commands {
+		lines = append(lines, fmt.Sprintf("/%-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
+	}
+	lines = append(lines, "", dim.Render("Esc, ? or q closes this help"))
+	for i := range lines {
+		lines[i] = truncate(lines[i], m.w)
+	}
+	return lipgloss.NewStyle().Height(m.h).MaxHeight(m.h).Render(strings.Join(lines, "\n"))
+}
+
+// truncate cuts s (escapes kept whole) to width cells with an ellipsis.
+func truncate(s string, width int) string {
+	if width < 1 {
+		return ""
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// bottomLines are the last n lines.
+func bottomLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
+}

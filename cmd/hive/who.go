@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/spf13/cobra"
+)
+
+func newWhoCmd() *cobra.Command {
+	var listen time.Duration
+	cmd := &cobra.Command{
+		Use:   "who [CHANNEL] [--listen 4s]",
+		Short: "List the members of a channel (or of all yours) with presence, and agents with their working state",
+		Long: `List the members of CHANNEL, or of every channel you are a member of, by
+name. It listens for --listen to what is live (presence, typing, and the
+observer frames your own agents send you), then prints each member's
+presence and, for agents, whether they are working: to their owner from
+their observer frames (a turn in flight), to everyone else from their typing.`,
+		Args: rangeArgs(0, 1, "[CHANNEL]"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if listen <= 0 || listen > time.Minute {
+				return usageErrorf("--listen %s: give more than 0 and at most 1m", listen)
+			}
+			return withSession(cmd, func(ctx context.Context, s *session) error {
+				var chans []client.Channel
+				if len(args) == 1 {
+					ch, err := s.ResolveChannel(ctx, args[0])
+					if err != nil {
+						return err
+					}
+					chans = []client.Channel{ch}
+				} else {
+					var err error
+					if chans, err = s.myChannels(ctx); err != nil {
+						return err
+					}
+				}
+				states, err := s.Who(ctx, chans, listen)
+				if err != nil {
+					return err
+				}
+				if jsonOutput(cmd) {
+					for _, st := range states {
+						if err := output(cmd, st, nil); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+				return printWho(cmd.OutOrStdout(), states)
+			})
+		},
+	}
+	cmd.Flags().DurationVar(&listen, "listen", 4*time.Second, "how long to listen for presence, typing and frames")
+	addTimeoutFlag(cmd, 20*time.Second)
+	return cmd
+}
+
+func printWho(out io.Writer, states []client.MemberState) error {
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tROLE\tPRESENCE\tSTATE")
+	for _, st := range states {
+		presence, state := st.Presence, "-"
+		if presence == "" {
+			presence = "-"
+		}
+		switch {
+		case st.Working.Working:
+			state = fmt.Sprintf("working %s in #%s (%s)", st.Working.Elapsed.Round(time.Second), st.Working.Channel, st.Working.Source)
+		case st.Agent:
+			state = "idle"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", st.Name, st.Role, presence, state)
+	}
+	return w.Flush()
+}
