@@ -3,6 +3,8 @@ package chatui
 import (
 	"bytes"
 	"context"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 	"log/slog"
 	"net"
 	"net/http"
@@ -39,7 +41,8 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	url := "ws://" + ln.Addr().String()
-	h, err := hub.Open(hub.Config{DBPath: filepath.Join(t.TempDir(), "hive.db"), Admin: admin.PublicHex, Keys: hk,
+	path := filepath.Join(t.TempDir(), "hive.db")
+	h, err := hub.Open(hub.Config{OpenStore: func(o store.Options) (store.Log, error) { return sqlite.Open(path, o) }, Admin: admin.PublicHex, Keys: hk,
 		Relay: relay.Config{PublicURLs: []string{url}, MaxContentBytes: 100}, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -127,4 +130,3 @@ func stored(t *testing.T, c *client.Client, kind int, author string, ok func(nos
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
