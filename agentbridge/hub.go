@@ -23,6 +23,9 @@ type Hub interface {
 	// Done is closed when the connection is gone for good.
 	Done() <-chan struct{}
 	Close()
+	// Client is the connection's client, for the chat model's loaders
+	// (a prompt's context).
+	Client() *client.Client
 }
 
 // Sub is a live subscription: stored events, EOSE, then live ones.
@@ -75,8 +78,9 @@ func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, e
 	return out, err
 }
 
-func (h clientHub) Done() <-chan struct{} { return h.c.Done() }
-func (h clientHub) Close()                { h.c.Close() }
+func (h clientHub) Done() <-chan struct{}  { return h.c.Done() }
+func (h clientHub) Close()                 { h.c.Close() }
+func (h clientHub) Client() *client.Client { return h.c }
 
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
 	s, err := h.c.Subscribe(ctx, fs...)

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	obs "github.com/ainb/hive/client/observer"
 	"strings"
 	"sync"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/nbd-wtf/go-nostr"
@@ -288,11 +288,15 @@ var errWedged = errors.New("agent wedged")
 // owner's permission) and the hard turn timeout. On a timeout it cancels
 // the session; if the agent does not stop within cancelGrace it is wedged.
 func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptResponse, error) {
+	session := t.Session()
+	pc := r.buildContext(ctx, r.currentHub(), session, t.batch)
 	var blocks []acp.ContentBlock
-	for _, s := range promptText(t.batch) {
+	for _, s := range promptText(pc.text, t.batch, pc.names) {
 		blocks = append(blocks, acp.TextBlock(s))
 	}
-	session := t.Session()
+	if pc.scope != "" {
+		r.state.SetSeen(session, pc.scope, pc.upTo)
+	}
 	type result struct {
 		res acp.PromptResponse
 		err error

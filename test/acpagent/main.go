@@ -14,6 +14,8 @@
 //
 // The answer is "heard N: <content of each block> | ..." in three chunks.
 // Sessions persist to ACPAGENT_DIR/<id>.json; session/load replays them.
+// A block of the bridge's prompt context ("[context: ...") is not part of
+// the answer or its cues; [[context]] answers with it instead.
 // ACPAGENT_STEERING=1 advertises _meta.steering.supported. A steer injected
 // into a turn that does not take it ([[steerable]]) is answered after that
 // turn's prompt returns, in a turn of the agent's own that no prompt asked
@@ -177,13 +179,19 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 
 	var contents []string
 	var all strings.Builder
+	logged, promptCtx := false, ""
 	for _, b := range p.Prompt {
 		if b.Text == nil {
 			continue
 		}
 		t := b.Text.Text
+		if strings.HasPrefix(t, "[context:") { // the bridge's context block: shown only by [[context]]
+			promptCtx = t
+			continue
+		}
 		all.WriteString(t + "\n")
-		if a.logf != nil && len(contents) == 0 {
+		if a.logf != nil && !logged && strings.HasPrefix(t, "[mention by") { // not the context block
+			logged = true
 			first, _, _ := strings.Cut(t, "\n")
 			fmt.Fprintf(a.logf, "%s %d %d\n", first, time.Now().UnixNano(), a.stdin.prompt.Load())
 		}
@@ -265,6 +273,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 				answer += " steered: " + txt
 			case <-time.After(d):
 			}
+		case "context":
+			answer = "context: " + promptCtx
 		case "recall":
 			var words []string
 			for _, h := range prior {
