@@ -3,9 +3,9 @@ package agentbridge
 import (
 	"context"
 	"encoding/json"
-	obs "github.com/ainb/hive/client/observer"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/nbd-wtf/go-nostr"
 )

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	obs "github.com/ainb/hive/client/observer"
 	"strings"
 	"sync"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/nbd-wtf/go-nostr"

@@ -27,6 +27,10 @@ type sentMsg struct {
 func (m *Model) composerKey(k tea.KeyMsg) tea.Cmd {
 	km := m.keys
 	switch {
+	case typed(k):
+		m.comp = completion{}
+		m.composer.InsertString(string(k.Runes)) // text, even when it spells a key's name
+		return nil
 	case km.is(k, "send"):
 		m.comp = completion{}
 		return m.submit()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // KeysFile is the key configuration file in $HIVE_HOME.
@@ -93,10 +94,18 @@ func actionNames() string {
 	return strings.Join(out, ", ")
 }
 
-// is reports whether msg is one of the keys of action name.
-func (km KeyMap) is(msg fmt.Stringer, name string) bool {
+// is reports whether msg is one of the keys of action name. Several runes
+// in one message are typed text (fast typing, a paste), never a key name:
+// "down" typed is not the arrow.
+func (km KeyMap) is(msg tea.KeyMsg, name string) bool {
+	if typed(msg) {
+		return false
+	}
 	return slices.Contains(km[name].Keys(), msg.String())
 }
+
+// typed reports whether msg is text of several runes.
+func typed(msg tea.KeyMsg) bool { return msg.Type == tea.KeyRunes && (len(msg.Runes) > 1 || msg.Paste) }
 
 // helpLines are the key help, one action a line.
 func (km KeyMap) helpLines() []string {

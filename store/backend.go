@@ -67,14 +67,15 @@ type Dialect interface {
 // SearchSQL is a full-text search as a backend renders it, each part with
 // its own arguments so Core can place them in its queries. From joins the
 // index to the events row e and Match is the condition (both in every
-// search query); Newest orders matches newest first, as the index reads
+// search query); Seq is the index's sequence number column (the one it
+// looks rows up by); Newest orders matches newest first, as the index reads
 // them; Score is a match's text rank, lower is better; Close, if the rank
 // does not weigh proximity itself, lists the matches at or after a sequence
 // number (its last argument, appended by Core) whose terms lie close
 // together; Excerpt is the matched text with the matches marked [like
 // this].
 type SearchSQL struct {
-	From, Match, Newest, Score, Close, Excerpt         string
+	From, Match, Seq, Newest, Score, Close, Excerpt    string
 	FromArgs, MatchArgs, ScoreArgs, CloseArgs, ExcArgs Args
 }
 

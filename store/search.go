@@ -144,7 +144,8 @@ func (c *Core) hits(ctx context.Context, s SearchSQL, best []candidate, excerpts
 		args = append(args, s.ExcArgs...)
 	}
 	args = append(append(args, s.FromArgs...), s.MatchArgs...)
-	rows, err := c.db.Read(ctx, "SELECT "+sel+" FROM "+s.From+" WHERE "+s.Match+" AND e.seq IN ("+strings.Join(seqs, ",")+")", args...)
+	// By the index's own key: the index looks each one up, never its matches.
+	rows, err := c.db.Read(ctx, "SELECT "+sel+" FROM "+s.From+" WHERE "+s.Match+" AND "+s.Seq+" IN ("+strings.Join(seqs, ",")+")", args...)
 	if err != nil {
 		return nil, fmt.Errorf("error: search: %w", err)
 	}

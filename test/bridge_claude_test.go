@@ -2,13 +2,13 @@ package test
 
 import (
 	"fmt"
-	"github.com/ainb/hive/client/observer"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/test/mockmodel"
 )
 

@@ -28,6 +28,7 @@ func (d *db) Search(q *store.SearchQuery) store.SearchSQL {
 		From:      "search s JOIN events e ON e.seq = s.seq",
 		Match:     "s.tsv @@ to_tsquery('simple', ?)",
 		MatchArgs: store.Args{tq},
+		Seq:       "s.seq",
 		Newest:    "s.seq DESC",
 		Score:     "-ts_rank_cd(s.tsv, to_tsquery('simple', ?))",
 		ScoreArgs: store.Args{tq},

@@ -27,6 +27,7 @@ func (d *db) Search(q *store.SearchQuery) store.SearchSQL {
 		From:      "search CROSS JOIN events e ON e.seq = search.rowid",
 		Match:     "search MATCH ?",
 		MatchArgs: store.Args{matchExpr(q)},
+		Seq:       "search.rowid",
 		Newest:    "search.rowid DESC",
 		Score:     "bm25(search)",
 		Excerpt:   "snippet(search, 0, '[', ']', '…', 16)",

@@ -156,6 +156,12 @@ func searchScope(t *testing.T, newStore New) {
 			t.Errorf("COUNT with search in scope %v = %d, %v; want %d", sc, n, err, want)
 		}
 	}
+	// author-only kinds (read state) are never searched, even when asked for
+	mustSave(t, s, l.carol.Event(t, 30078, searchT0+70, "rollback plan rollback plan", nostr.Tag{"d", "read-state:ops"}))
+	wantIDs(t, "an author-only kind asked for by a search", searchIDs(t, s, nostr.Filter{Search: "rollback plan", Kinds: []int{9, 30078}}, hidden), l.dev, l.phrase)
+	if n, err := s.CountFilters(ctx, []nostr.Filter{{Search: "rollback plan", Kinds: []int{30078}}}, hidden); err != nil || n != 0 {
+		t.Errorf("COUNT of an author-only kind with search = %d, %v; want 0", n, err)
+	}
 	// a search and a plain filter overlapping: each readable event once
 	n, err := s.CountFilters(ctx, []nostr.Filter{{Search: "rollback plan"}, {Kinds: []int{9}, Tags: nostr.TagMap{"h": {"vault", "dev"}}}}, hidden)
 	if err != nil || n != 2 {
