@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +48,11 @@ type AgentConfig struct {
 	IdleTimeout       string            `toml:"idle_timeout"`
 	MCPServers        []MCPServer       `toml:"mcp_servers"`
 	AuthMethod        string            `toml:"auth_method"`
+	Context           string            `toml:"context"`
+	ContextMessages   int               `toml:"context_messages"`
+	ContextBytes      int               `toml:"context_bytes"`
+	HiveTools         *bool             `toml:"hive_tools"`
+	HiveToolsWrite    bool              `toml:"hive_tools_write"`
 
 	answer                            Answer
 	permTimeout, turnTimeout, idleTTL time.Duration
@@ -156,18 +163,11 @@ func (a *AgentConfig) validate() error {
 	if len(a.Command) == 0 || a.Command[0] == "" {
 		return errors.New(`command is required: the ACP agent to run, e.g. command = ["claude-agent-acp"]`)
 	}
-	if a.Processes == 0 {
-		a.Processes = 1
+	if err := intIn("processes", &a.Processes, 1, 1, MaxProcesses); err != nil {
+		return err
 	}
-	if a.Processes < 1 || a.Processes > MaxProcesses {
-		return fmt.Errorf("processes = %d: must be 1 to %d", a.Processes, MaxProcesses)
-	}
-	switch a.Permissions {
-	case "":
-		a.Permissions = PermAsk
-	case PermAsk, PermAllow, PermDeny:
-	default:
-		return fmt.Errorf(`permissions = %q: use "ask", "allow" or "deny"`, a.Permissions)
+	if err := choice("permissions", &a.Permissions, PermAsk, PermAllow, PermDeny); err != nil {
+		return err
 	}
 	var err error
 	if a.permTimeout, err = duration("permission_timeout", a.PermissionTimeout, 5*time.Minute); err != nil {
@@ -181,6 +181,9 @@ func (a *AgentConfig) validate() error {
 	}
 	if a.idleTTL > a.turnTimeout {
 		return fmt.Errorf("idle_timeout (%v) is longer than turn_timeout (%v)", a.idleTTL, a.turnTimeout)
+	}
+	if err := a.validateContext(); err != nil {
+		return err
 	}
 	if a.answer, err = parseAnswer(a.Answer); err != nil {
 		return err
@@ -247,3 +250,57 @@ func parseAnswer(v any) (Answer, error) {
 	}
 	return Answer{}, fmt.Errorf(`answer: use "owner", "members" or a list of npubs or hex keys`)
 }
+
+// Context modes: what a turn's prompt carries before the mention.
+const (
+	ContextChannel = "channel" // a thread's unseen messages, or the channel's since the last turn
+	ContextThread  = "thread"  // only a thread's unseen messages (a top-level mention gets none)
+	ContextNone    = "none"
+)
+
+// Context defaults and bounds.
+const (
+	DefaultContextMessages = 20
+	DefaultContextBytes    = 16 << 10
+	MaxContextMessages     = 200
+	MaxContextBytes        = 256 << 10
+)
+
+func (a *AgentConfig) validateContext() error {
+	if err := choice("context", &a.Context, ContextChannel, ContextThread, ContextNone); err != nil {
+		return err
+	}
+	if err := intIn("context_messages", &a.ContextMessages, DefaultContextMessages, 1, MaxContextMessages); err != nil {
+		return err
+	}
+	return intIn("context_bytes", &a.ContextBytes, DefaultContextBytes, 256, MaxContextBytes)
+}
+
+// choice checks a string key against its values; "" becomes the first.
+func choice(key string, v *string, values ...string) error {
+	if *v == "" {
+		*v = values[0]
+	}
+	if slices.Contains(values, *v) {
+		return nil
+	}
+	q := make([]string, len(values))
+	for i, s := range values {
+		q[i] = strconv.Quote(s)
+	}
+	return fmt.Errorf("%s = %q: use %s or %s", key, *v, strings.Join(q[:len(q)-1], ", "), q[len(q)-1])
+}
+
+// intIn checks an integer key against its bounds; 0 becomes def.
+func intIn(key string, v *int, def, lo, hi int) error {
+	if *v == 0 {
+		*v = def
+	}
+	if *v < lo || *v > hi {
+		return fmt.Errorf("%s = %d: must be %d to %d", key, *v, lo, hi)
+	}
+	return nil
+}
+
+// hiveTools reports whether sessions get the `hive` MCP server.
+func (a *AgentConfig) hiveTools() bool { return a.HiveTools == nil || *a.HiveTools }

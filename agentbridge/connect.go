@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	obs "github.com/ainb/hive/client/observer"
 	"slices"
 	"strings"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )

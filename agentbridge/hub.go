@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/ainb/hive/client"
@@ -23,6 +24,9 @@ type Hub interface {
 	// Done is closed when the connection is gone for good.
 	Done() <-chan struct{}
 	Close()
+	// Client is the connection's client, for the chat model's loaders
+	// (a prompt's context).
+	Client() *client.Client
 }
 
 // Sub is a live subscription: stored events, EOSE, then live ones.
@@ -37,6 +41,10 @@ type Sub struct {
 type Target struct {
 	URLs []string
 	Pin  string
+	// Log hears the connection's own events: each drop (debug), reconnect
+	// with its resubscriptions (info), failed reconnect (warn) and hub
+	// NOTICE (info). Nil: they are not logged.
+	Log *slog.Logger
 }
 
 // Dialer connects to the hub as keys, with the owner's attestation tag.
@@ -51,7 +59,7 @@ var (
 
 // DialClient is the Dialer over the client package.
 func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
-	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin})
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +83,9 @@ func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, e
 	return out, err
 }
 
-func (h clientHub) Done() <-chan struct{} { return h.c.Done() }
-func (h clientHub) Close()                { h.c.Close() }
+func (h clientHub) Done() <-chan struct{}  { return h.c.Done() }
+func (h clientHub) Close()                 { h.c.Close() }
+func (h clientHub) Client() *client.Client { return h.c }
 
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
 	s, err := h.c.Subscribe(ctx, fs...)

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	obs "github.com/ainb/hive/client/observer"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ainb/hive/client"
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 

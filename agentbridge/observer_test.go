@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	obs "github.com/ainb/hive/client/observer"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	obs "github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -52,16 +51,25 @@ func tagValue(tags nostr.Tags, name string) string {
 	return ""
 }
 
-// promptText renders a batch as prompt blocks, one per mention.
-func promptText(batch []Mention) []string {
-	out := make([]string, 0, len(batch))
-	for _, m := range batch {
-		who := (identity.Keys{PublicHex: m.Author}).Npub()
+// promptText renders a batch as prompt blocks, one per mention, after the
+// context block when there is one; the newest mention is last and marked
+// as the message to answer. name shows a key (display name and short npub).
+func promptText(context string, batch []Mention, name func(pk string) string) []string {
+	out := make([]string, 0, len(batch)+1)
+	if context != "" {
+		out = append(out, context)
+	}
+	for i, m := range batch {
+		at := m.At.UTC().Format(time.RFC3339)
 		if m.ID == "" {
-			out = append(out, fmt.Sprintf("[message from your owner %s at %s, channel %s]\n%s", who, m.At.UTC().Format(time.RFC3339), m.Channel, m.Content))
+			out = append(out, fmt.Sprintf("[message from your owner %s at %s, channel %s]\n%s", name(m.Author), at, m.Channel, m.Content))
 			continue
 		}
-		out = append(out, fmt.Sprintf("[mention by %s at %s, channel %s, event %s]\n%s", who, m.At.UTC().Format(time.RFC3339), m.Channel, m.ID, m.Content))
+		mark := ""
+		if i == len(batch)-1 {
+			mark = " (the message to answer)"
+		}
+		out = append(out, fmt.Sprintf("[mention by %s at %s, channel %s%s, event %s]\n%s", name(m.Author), at, m.Channel, mark, m.ID, m.Content))
 	}
 	return out
 }

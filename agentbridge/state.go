@@ -24,7 +24,18 @@ type stateFile struct {
 	Cursor   int64                 `json:"cursor"`   // unix seconds: mentions before it were all answered
 	Sessions map[string]SessionRef `json:"sessions"` // channel -> session
 	Answered map[string]int64      `json:"answered"` // mention id -> created_at, near the cursor
+	Seen     map[string]SeenMark   `json:"seen"`     // session + " " + context -> how far its prompts have covered it
 }
+
+// SeenMark is the newest row of a context (a channel or a thread) that a
+// session's prompts have covered: its id and its time in ms.
+type SeenMark struct {
+	ID string `json:"id"`
+	At int64  `json:"at"`
+}
+
+// maxSeen bounds the seen marks kept; the oldest go first.
+const maxSeen = 2000
 
 // State is an agent's durable bridge state. A change is visible at once and
 // written to disk (atomically, with fsync) in the background, so nothing on
@@ -71,6 +82,9 @@ func OpenState(dir, agent string, onErr func(error)) (*State, error) {
 	if s.f.Answered == nil {
 		s.f.Answered = map[string]int64{}
 	}
+	if s.f.Seen == nil {
+		s.f.Seen = map[string]SeenMark{}
+	}
 	if b, err = s.encodeLocked(); err == nil {
 		err = s.write(b)
 	}
@@ -79,6 +93,9 @@ func OpenState(dir, agent string, onErr func(error)) (*State, error) {
 	}
 	return s, nil
 }
+
+// Dir is the agent's state directory (mode 0700).
+func (s *State) Dir() string { return filepath.Dir(s.path) }
 
 // Fresh reports whether this agent had no state (first start).
 func (s *State) Fresh() bool { return s.fresh }
@@ -133,6 +150,36 @@ func (s *State) SetSession(channel string, r SessionRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.f.Sessions[channel] = r
+	s.changedLocked()
+}
+
+// Seen is how far the prompts of session have covered context (a channel
+// id, or "thread:" and a root id); zero if never.
+func (s *State) Seen(session, context string) SeenMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.Seen[session+" "+context]
+}
+
+// SetSeen moves a seen mark forward (never back), dropping the oldest
+// marks beyond maxSeen.
+func (s *State) SetSeen(session, context string, mark SeenMark) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := session + " " + context
+	if mark.At < s.f.Seen[k].At || mark == s.f.Seen[k] {
+		return
+	}
+	s.f.Seen[k] = mark
+	for len(s.f.Seen) > maxSeen {
+		oldest, min := "", int64(0)
+		for key, v := range s.f.Seen {
+			if oldest == "" || v.At < min {
+				oldest, min = key, v.At
+			}
+		}
+		delete(s.f.Seen, oldest)
+	}
 	s.changedLocked()
 }
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ainb/hive/client/chat"
 	"sort"
 	"strings"
 
+	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )

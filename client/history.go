@@ -14,6 +14,9 @@ type Page struct {
 	Newest nostr.Timestamp // created_at of the newest row loaded, deleted or not (what a reader has seen, for read-state)
 }
 
+// sameSecondMargin is how many rows more than asked a page fetches.
+const sameSecondMargin = 20
+
 // History loads up to limit rows of channel older than the row before (an
 // id; "" for the newest), with their overlays and their keys' names, into
 // a new chat model.
@@ -27,7 +30,9 @@ func (c *Client) History(ctx context.Context, channel string, limit int, before 
 		}
 		before, until = b.ID, &b.CreatedAt
 	}
-	n := limit
+	// The hub cuts a page by NIP-01 order (created_at, then id): fetch more,
+	// so the rows of the cut's second are all there to be put in order.
+	n := limit + sameSecondMargin
 	if until != nil {
 		n = limit + 50 // rows of the same second as before may be at or after it
 	}

@@ -45,6 +45,22 @@ func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, li
 	return evs, c.LoadNames(ctx, m, KeysShown(evs)...)
 }
 
+// LoadOlder pages channel backwards in m: up to limit rows older than the
+// oldest loaded (the rows of its second come again and merge once). It
+// returns how many rows were new; 0 means the channel's start was reached.
+func (c *Client) LoadOlder(ctx context.Context, m *chat.Model, channel string, limit int) (int, error) {
+	_, at, ok := m.Oldest(channel)
+	if !ok {
+		evs, err := c.LoadPage(ctx, m, channel, limit, nil)
+		return len(evs), err
+	}
+	before := m.Len(channel)
+	if _, err := c.LoadPage(ctx, m, channel, limit+sameSecondMargin, &at); err != nil {
+		return 0, err
+	}
+	return m.Len(channel) - before, nil
+}
+
 // LoadOverlays fetches the overlays of evs by #e, and the deletions of
 // those overlays (a retracted reaction or edit), into m.
 func (c *Client) LoadOverlays(ctx context.Context, m *chat.Model, evs []nostr.Event) error {

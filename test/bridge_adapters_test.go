@@ -2,7 +2,6 @@ package test
 
 import (
 	"bytes"
-	"github.com/ainb/hive/client/observer"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/test/mockmodel"
 )
 

@@ -2,12 +2,12 @@ package test
 
 import (
 	"context"
-	"github.com/ainb/hive/client/observer"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ainb/hive/agentbridge"
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"

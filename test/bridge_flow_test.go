@@ -2,8 +2,6 @@ package test
 
 import (
 	"fmt"
-	"github.com/ainb/hive/client/observer"
-	"github.com/ainb/hive/identity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
+	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 )
 

@@ -3,7 +3,6 @@ package test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ainb/hive/client/observer"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
 	"github.com/nbd-wtf/go-nostr"

@@ -3,12 +3,12 @@ package test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ainb/hive/client/observer"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
 	"github.com/nbd-wtf/go-nostr"
 )
 

@@ -3,13 +3,13 @@ package test
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/ainb/hive/client/observer"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 )
 

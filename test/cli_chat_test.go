@@ -150,6 +150,18 @@ func TestChatThroughCLI(t *testing.T) {
 	c.ok("edit", first.ID, "hello bob (edited)", "--profile", "alice")
 	third := rows(t, c.ok("send", "general-chat", "delete me", "--profile", "alice", "--json"))[0]
 	c.ok("delete", third.ID, "--profile", "alice")
+	// tail --follow shows the reaction, the edit and the delete live
+	for _, want := range []struct{ op, id string }{{"reacted", first.ID}, {"edited", first.ID}, {"", third.ID}, {"deleted", third.ID}} {
+		select {
+		case l := <-lines:
+			r := allRows(t, l)[0]
+			if r.Op != want.op || r.ID != want.id || (r.Op == "reacted" && r.reactions()["+"] != 1) || (r.Op == "edited" && r.Text != "hello bob (edited)") {
+				t.Fatalf("tail --follow printed %s, want op %q on %s", l, want.op, want.id)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("tail --follow did not show %q on %s", want.op, want.id)
+		}
+	}
 	var ch struct {
 		ID     string
 		Unread *int
@@ -199,12 +211,35 @@ func TestChatThroughCLI(t *testing.T) {
 	if got := rows(t, c.ok("read", dm.Channel, "--profile", "bob", "--json")); len(got) != 1 || got[0].Text != "psst" {
 		t.Fatalf("bob's dm: %+v", got)
 	}
+	// tail takes every channel of yours at once
+	chans := map[string]bool{}
+	for _, r := range rows(t, c.ok("tail", "--all", "--limit", "1", "--profile", "bob", "--json")) {
+		chans[r.Channel] = true
+	}
+	if len(chans) != 2 || !chans["general-chat"] || !chans[dm.Channel] {
+		t.Fatalf("tail --all: channels %v", chans)
+	}
 	// @name in the text is a mention; send says who sent it
 	if sent := c.ok("send", "general-chat", "@bob have a look", "--profile", "alice"); !strings.HasPrefix(sent, "sent ") || !strings.HasSuffix(sent, " to general-chat as alice\n") {
 		t.Fatalf("send said %q", sent)
 	}
 	if got := rows(t, c.ok("tail", "general-chat", "--limit", "1", "--profile", "bob", "--json")); len(got) != 1 || len(got[0].Mentions) != 1 || got[0].Shown != "@bob have a look" {
 		t.Fatalf("@bob is no mention: %+v", got)
+	}
+	// bob's unread in general-chat: alice's answer to his question (a reply
+	// to him) and the @bob message, both mentions
+	var gc struct {
+		ID       string
+		Unread   *int
+		Mentions *int
+	}
+	for _, l := range strings.Split(strings.TrimSpace(c.ok("channel", "list", "--profile", "bob", "--json")), "\n") {
+		if json.Unmarshal([]byte(l), &gc) == nil && gc.ID == "general-chat" {
+			break
+		}
+	}
+	if gc.Unread == nil || *gc.Unread != 2 || gc.Mentions == nil || *gc.Mentions != 2 {
+		t.Fatalf("bob's general-chat: %+v", gc)
 	}
 	// a name two keys have is ambiguous: the error lists both
 	var carol struct{ Npub string }

@@ -3,10 +3,11 @@ package test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ainb/hive/client/observer"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ainb/hive/client/observer"
 )
 
 type whoJSON struct {

@@ -1,12 +1,12 @@
 package test
 
 import (
-	"github.com/ainb/hive/client/observer"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"

@@ -66,6 +66,10 @@ func TestDeviceActsAsOwnerThroughCLI(t *testing.T) {
 	if shown.Name != "olivia" || !strings.HasPrefix(shown.Label, "olivia (") {
 		t.Fatalf("the laptop's message shows as %+v, want olivia\n%s", shown, out)
 	}
+	// send says who sent it: the owner, from which device
+	if said := laptop.ok("send", "vault", "who am I?"); !strings.HasSuffix(said, " to vault as "+shown.Label+"\n") {
+		t.Fatalf("the laptop's send said %q, want it sent as %s", said, shown.Label)
+	}
 
 	h.owner.ok("device", "revoke", "--device", ljoin["device_npub"].(string))
 	for _, args := range [][]string{{"read", "vault"}, {"send", "vault", "after the revocation"}, {"edit", sent[0].ID, "again"}} {
@@ -78,7 +82,7 @@ func TestDeviceActsAsOwnerThroughCLI(t *testing.T) {
 	// second later: the newest edit wins by created_at).
 	time.Sleep(1100 * time.Millisecond)
 	phone.ok("edit", sent[0].ID, "kept by the phone")
-	if got := rows(t, h.owner.ok("read", "vault", "--json")); len(got) != 2 || got[1].Text != "kept by the phone" {
+	if got := rows(t, h.owner.ok("read", "vault", "--json")); len(got) != 3 || got[1].Text != "kept by the phone" {
 		t.Fatalf("after the revocation the owner reads: %+v", got)
 	}
 }

@@ -27,6 +27,7 @@ type Model struct {
 	gone     map[string]bool       // ids deleted by 5 or 9005 (rows or overlays)
 	names    *Names
 	live     *Live
+	changes  []Change // what the last Apply returned (reused)
 }
 
 // overlay is an edit or a reaction.
@@ -84,17 +85,18 @@ type Change struct {
 	Loaded  bool
 }
 
-// Apply applies one event and says what it changed. Events may come in any
-// order and more than once; the views depend only on the set applied.
+// Apply applies one event and says what it changed (the slice is reused by
+// the next Apply). Events may come in any order and more than once; the
+// views depend only on the set applied.
 func (m *Model) Apply(ev *nostr.Event) []Change {
 	switch {
 	case ev.Kind == kinds.Profile:
 		if m.names.Apply(ev) {
-			return []Change{{Op: Named, ID: ev.PubKey}}
+			return m.report(Change{Op: Named, ID: ev.PubKey})
 		}
 	case ev.Kind == kinds.Presence || ev.Kind == kinds.Typing:
 		if m.live.Apply(ev, m.now()) {
-			return []Change{{Op: LiveState, Channel: channelOf(ev), ID: ev.PubKey}}
+			return m.report(Change{Op: LiveState, Channel: channelOf(ev), ID: ev.PubKey})
 		}
 	case isRowKind(ev.Kind):
 		return m.addRow(ev)
@@ -103,7 +105,7 @@ func (m *Model) Apply(ev *nostr.Event) []Change {
 	case ev.Kind == kinds.DeleteInChannel || ev.Kind == kinds.Deletion:
 		return m.deleteTargets(ev)
 	}
-	return []Change{{Op: Ignored, ID: ev.ID}}
+	return m.report(Change{Op: Ignored, ID: ev.ID})
 }
 
 // ApplyAll applies events in the order given.
@@ -117,6 +119,12 @@ func (m *Model) ApplyAll(evs []nostr.Event) {
 	}
 }
 
+// report returns c as the only change of this Apply.
+func (m *Model) report(c Change) []Change {
+	m.changes = append(m.changes[:0], c)
+	return m.changes
+}
+
 func (m *Model) change(op Op, id, channel string) Change {
 	if r := m.rows[id]; r != nil {
 		return Change{Op: op, Channel: r.channel, ID: id, Loaded: true}
@@ -126,7 +134,7 @@ func (m *Model) change(op Op, id, channel string) Change {
 
 func (m *Model) addRow(ev *nostr.Event) []Change {
 	if m.rows[ev.ID] != nil || ev.ID == "" {
-		return []Change{{Op: Ignored, ID: ev.ID}}
+		return m.report(Change{Op: Ignored, ID: ev.ID})
 	}
 	r := newRow(ev)
 	m.rows[r.id] = r
@@ -139,7 +147,7 @@ func (m *Model) addRow(ev *nostr.Event) []Change {
 		m.rekey(kid)
 	}
 	m.live.sent(r.channel, r.author, time.Unix(int64(r.created), 0))
-	return []Change{m.change(Added, r.id, r.channel)}
+	return m.report(m.change(Added, r.id, r.channel))
 }
 
 // keyOf is r's place: its own time, or just after the message it answers
@@ -200,7 +208,7 @@ func targetOf(ev *nostr.Event) string {
 func (m *Model) addOverlay(ev *nostr.Event) []Change {
 	target := targetOf(ev)
 	if m.overlays[ev.ID] != nil || ev.ID == "" || target == "" {
-		return []Change{{Op: Ignored, ID: ev.ID}}
+		return m.report(Change{Op: Ignored, ID: ev.ID})
 	}
 	o := &overlay{id: ev.ID, author: ev.PubKey, target: target, kind: ev.Kind, k: key{Millis(ev), ev.ID}, created: ev.CreatedAt, text: ev.Content}
 	op := Edited
@@ -212,7 +220,7 @@ func (m *Model) addOverlay(ev *nostr.Event) []Change {
 	}
 	m.overlays[o.id] = o
 	m.byTarget[target] = append(m.byTarget[target], o)
-	return []Change{m.change(op, target, channelOf(ev))}
+	return m.report(m.change(op, target, channelOf(ev)))
 }
 
 // deleteTargets applies a 9005 (its one e tag) or a kind 5 (each e tag).
@@ -231,7 +239,7 @@ func (m *Model) deleteTargets(ev *nostr.Event) []Change {
 			}
 		}
 	}
-	var out []Change
+	out := m.changes[:0]
 	for _, id := range ids {
 		if m.gone[id] {
 			continue
@@ -248,7 +256,8 @@ func (m *Model) deleteTargets(ev *nostr.Event) []Change {
 		out = append(out, m.change(Deleted, id, channelOf(ev)))
 	}
 	if len(out) == 0 {
-		return []Change{{Op: Ignored, ID: ev.ID}}
+		return m.report(Change{Op: Ignored, ID: ev.ID})
 	}
+	m.changes = out
 	return out
 }

@@ -20,8 +20,8 @@ func newChannelCmd() *cobra.Command {
 	cmd.AddCommand(newChannelCreateCmd(), newChannelListCmd(), newChannelInfoCmd(),
 		channelActionCmd("join CHANNEL", "Join an open channel", "joined", func(ch client.Channel) nostr.Event { return client.ChannelJoin(ch.ID) }),
 		channelActionCmd("leave CHANNEL", "Leave a channel", "left", func(ch client.Channel) nostr.Event { return client.ChannelLeave(ch.ID) }),
-		channelMemberCmd("add CHANNEL NPUB", "Add a member to a channel or set their role (owners and admins)", "added", true),
-		channelMemberCmd("remove CHANNEL NPUB", "Remove a member from a channel (owners and admins, or yourself)", "removed", false),
+		channelMemberCmd("add CHANNEL KEY", "Add a member to a channel or set their role (owners and admins)", "added", true),
+		channelMemberCmd("remove CHANNEL KEY", "Remove a member from a channel (owners and admins, or yourself)", "removed", false),
 		channelActionCmd("archive CHANNEL", "Archive a channel: still readable, closed to writes (owners)", "archived", func(ch client.Channel) nostr.Event { return client.ChannelArchive(ch.ID) }),
 	)
 	return cmd
@@ -207,13 +207,13 @@ func channelMemberCmd(use, short, verb string, add bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  exactArgs(2, "CHANNEL NPUB"),
+		Args:  exactArgs(2, "CHANNEL KEY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pk, err := pubkeyArg(args[1])
-			if err != nil {
-				return err
-			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
+				pk, err := s.ResolveKey(ctx, args[1]) // an npub, hex or a name
+				if err != nil {
+					return err
+				}
 				ch, err := s.ResolveChannel(ctx, args[0])
 				if err != nil {
 					return err

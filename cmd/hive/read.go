@@ -122,7 +122,7 @@ func newTailCmd() *cobra.Command {
 					if limit == 0 {
 						continue
 					}
-					if _, err := s.LoadPage(ctx, m, id, limit, nil); err != nil {
+					if _, err := s.LoadPage(ctx, m, id, limit+20, nil); err != nil { // the cut's second whole (see History)
 						return nil, nil, err
 					}
 					rows := m.Timeline(id)
@@ -231,9 +231,10 @@ func followChannels(ctx context.Context, s *session, p printer, channels []strin
 	fs := []nostr.Filter{
 		{Kinds: rowKinds, Tags: nostr.TagMap{"h": channels}, Since: &since},
 		{Kinds: []int{kinds.Deletion, kinds.Reaction}, Since: &since}, // a kind 5 has no h; a reaction may lack one
+		{Kinds: []int{kinds.Profile}, Since: &since},                  // names refresh live
 	}
 	return s.Follow(ctx, func(ev nostr.Event) (bool, error) {
-		for _, c := range p.m.Apply(&ev) {
+		for _, c := range slices.Clone(p.m.Apply(&ev)) { // LoadNames applies more below
 			if !slices.Contains(channels, c.Channel) || !c.Loaded {
 				continue
 			}

@@ -14,13 +14,15 @@
 //
 // The answer is "heard N: <content of each block> | ..." in three chunks.
 // Sessions persist to ACPAGENT_DIR/<id>.json; session/load replays them.
+// A block of the bridge's prompt context ("[context: ...") is not part of
+// the answer or its cues; [[context]] answers with it instead.
 // ACPAGENT_STEERING=1 advertises _meta.steering.supported. A steer injected
 // into a turn that does not take it ([[steerable]]) is answered after that
 // turn's prompt returns, in a turn of the agent's own that no prompt asked
 // for (claude-agent-acp's detached turn); ACPAGENT_STEER=newturn answers
 // every steer "startedNewTurn" and does the same (an adapter that ignores
 // idleBehavior). ACPAGENT_NO_LOAD=1
-// hides loadSession; ACPAGENT_LOG appends "<first line of prompt> <unixnano>
+// hides loadSession; ACPAGENT_LOAD_DELAY=DUR makes session/load take DUR; ACPAGENT_LOG appends "<first line of prompt> <unixnano>
 // <unixnano>" per prompt (for the benchmark): when the Prompt handler ran, and
 // when the read from stdin that brought the session/prompt line returned.
 package main
@@ -123,6 +125,9 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if err != nil {
 		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": "no such session " + id})
 	}
+	if d, err := time.ParseDuration(os.Getenv("ACPAGENT_LOAD_DELAY")); err == nil {
+		time.Sleep(d)
+	}
 	s := &session{steer: make(chan string, 4), steered: make(chan struct{}, 4)}
 	if err := json.Unmarshal(b, s); err != nil {
 		return acp.LoadSessionResponse{}, err
@@ -177,13 +182,19 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 
 	var contents []string
 	var all strings.Builder
+	logged, promptCtx := false, ""
 	for _, b := range p.Prompt {
 		if b.Text == nil {
 			continue
 		}
 		t := b.Text.Text
+		if strings.HasPrefix(t, "[context:") { // the bridge's context block: shown only by [[context]]
+			promptCtx = t
+			continue
+		}
 		all.WriteString(t + "\n")
-		if a.logf != nil && len(contents) == 0 {
+		if a.logf != nil && !logged && strings.HasPrefix(t, "[mention by") { // not the context block
+			logged = true
 			first, _, _ := strings.Cut(t, "\n")
 			fmt.Fprintf(a.logf, "%s %d %d\n", first, time.Now().UnixNano(), a.stdin.prompt.Load())
 		}
@@ -265,6 +276,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 				answer += " steered: " + txt
 			case <-time.After(d):
 			}
+		case "context":
+			answer = "context: " + promptCtx
 		case "recall":
 			var words []string
 			for _, h := range prior {

@@ -48,13 +48,15 @@ export function startHub(bin, addr, dir, adminPK, storeURL = process.env.HIVE_ST
   })
 }
 
+// stopHub sends SIGTERM and waits: a graceful stop exits 0 (else it rejects).
 export function stopHub(child) {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return resolve()
     const force = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    child.once('exit', () => {
+    child.once('exit', (code, signal) => {
       clearTimeout(force)
-      resolve()
+      if (code === 0) resolve()
+      else reject(new Error(`hive serve after SIGTERM: exit code ${code}, signal ${signal}; want exit 0`))
     })
     child.kill('SIGTERM')
   })

@@ -75,7 +75,9 @@ test('NDK 3: a non-member is told why at once on publish and on a subscription',
   closers.push(() => {
     for (const r of relaySet.relays) r.disconnect()
   })
+  const started = Date.now()
   await assert.rejects(withTimeout(ev.publish(relaySet, 4_000, 1), 8_000, 'NDK publish'), (err) => {
+    console.log(`NDK publish refused after ${Date.now() - started} ms (its own timeout: 4000 ms)`)
     const reasons = [...(err.errors?.values() ?? [])].map((e) => e.message).join(' | ') || err.message
     assert.match(reasons, refusedReason(npub))
     return true

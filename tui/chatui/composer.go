@@ -27,6 +27,10 @@ type sentMsg struct {
 func (m *Model) composerKey(k tea.KeyMsg) tea.Cmd {
 	km := m.keys
 	switch {
+	case typed(k):
+		m.comp = completion{}
+		m.composer.InsertString(string(k.Runes)) // text, even when it spells a key's name
+		return nil
 	case km.is(k, "send"):
 		m.comp = completion{}
 		return m.submit()
@@ -180,6 +184,9 @@ func (m *Model) candidates(word string, first bool) []string {
 				continue
 			}
 			n := clean(names.Name(pk), false)
+			if names.IsAgent(pk) { // "helper (alice's agent)": its own name is the handle
+				n, _, _ = strings.Cut(n, " (")
+			}
 			if strings.Contains(n, " ") || !strings.HasPrefix(strings.ToLower(n), pre) || len(names.Lookup(n)) != 1 {
 				continue // a name with a space or shared by two keys cannot be typed as @name
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // KeysFile is the key configuration file in $HIVE_HOME.
@@ -35,6 +36,7 @@ var actions = []action{
 	{"focus", []string{"ctrl+o"}, "move focus: composer, timeline, sidebar"},
 	{"select_up", []string{"ctrl+up", "alt+k"}, "select the message above"},
 	{"select_down", []string{"ctrl+down", "alt+j"}, "select the message below"},
+	{"agent", []string{"ctrl+g"}, "open the agent pane (your agent's live transcript; 1-9 answer a permission request)"},
 	{"thread", []string{"ctrl+t"}, "open the thread of the selected (else last) message"},
 	{"page_up", []string{"pgup"}, "scroll up a page (loads older history at the top)"},
 	{"page_down", []string{"pgdown"}, "scroll down a page"},
@@ -93,10 +95,18 @@ func actionNames() string {
 	return strings.Join(out, ", ")
 }
 
-// is reports whether msg is one of the keys of action name.
-func (km KeyMap) is(msg fmt.Stringer, name string) bool {
+// is reports whether msg is one of the keys of action name. Several runes
+// in one message are typed text (fast typing, a paste), never a key name:
+// "down" typed is not the arrow.
+func (km KeyMap) is(msg tea.KeyMsg, name string) bool {
+	if typed(msg) {
+		return false
+	}
 	return slices.Contains(km[name].Keys(), msg.String())
 }
+
+// typed reports whether msg is text of several runes.
+func typed(msg tea.KeyMsg) bool { return msg.Type == tea.KeyRunes && (len(msg.Runes) > 1 || msg.Paste) }
 
 // helpLines are the key help, one action a line.
 func (km KeyMap) helpLines() []string {

@@ -114,7 +114,12 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, width int) []string {
 		if r.Replies == 1 {
 			word = "reply"
 		}
-		lines = append(lines, dim.Render(fmt.Sprintf("      ↳ %d %s, last %s", r.Replies, word, stamp(r.LastReply.Time()))))
+		last := ""
+		if th := m.chat.Thread(r.ID); len(th) > 1 {
+			lr := th[len(th)-1]
+			last = " · " + clean(m.chat.Names().Name(lr.Author), false) + ": " + oneLine(clean(m.chat.Text(lr), false))
+		}
+		lines = append(lines, dim.Render(truncate(fmt.Sprintf("      ↳ %d %s, last %s%s", r.Replies, word, stamp(r.LastReply.Time()), last), width)))
 	}
 	return lines
 }

@@ -1,0 +1,158 @@
+package chatui
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ainb/hive/kinds"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+var (
+	enter    = tea.KeyMsg{Type: tea.KeyEnter}
+	altEnter = tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
+	tab      = tea.KeyMsg{Type: tea.KeyTab}
+	up       = tea.KeyMsg{Type: tea.KeyUp}
+)
+
+func text(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+
+// The composer: Alt-Enter is a new line, Enter sends both lines as one
+// message (pending until the hub's OK, then a row); a message the hub
+// refuses shows the hub's reason on one line and comes back to the
+// composer; Up on an empty composer edits the last own message.
+func TestComposer(t *testing.T) {
+	w := newWorld(t)
+	tm := chatAs(t, w.alice, Options{Channel: "general"})
+	waitOut(t, tm, "#general", "● connected")
+	tm.Type("first line")
+	tm.Send(altEnter)
+	tm.Type("second")
+	waitOut(t, tm, "> first line", "> second")
+	tm.Send(enter)
+	sent := stored(t, w.bob, kinds.Message, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "first line\nsecond" })
+	waitOut(t, tm, "alice: first line", "second")
+
+	tm.Send(text(strings.Repeat("x", 120)))
+	tm.Send(enter)
+	waitOut(t, tm, "✗ not sent: invalid: content longer than 100 bytes", "> xxxxxxxx")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlU}) // textarea: delete to the line start
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+
+	tm.Send(up)
+	waitOut(t, tm, "editing your message")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlK}) // the second line
+	tm.Type("edited text")
+	tm.Send(enter)
+	stored(t, w.bob, kinds.Edit, w.alice.PublicKey(), func(e nostr.Event) bool {
+		return strings.Contains(e.Content, "edited text") && e.Tags.FindWithValue("e", sent.ID) != nil
+	})
+	waitOut(t, tm, "(edited)")
+}
+
+// @ completion: Tab completes a member's name, Tab again the next match;
+// the message sent p-tags the completed member.
+func TestMentionCompletion(t *testing.T) {
+	w := newWorld(t)
+	tm := chatAs(t, w.alice, Options{Channel: "general"})
+	waitOut(t, tm, "#general", "● connected")
+	tm.Type("hi @b")
+	tm.Send(tab)
+	waitOut(t, tm, "> hi @bob")
+	tm.Type("how are you")
+	tm.Send(enter)
+	ev := stored(t, w.bob, kinds.Message, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "hi @bob how are you" })
+	if ev.Tags.FindWithValue("p", w.bob.PublicKey()) == nil {
+		t.Fatalf("the completed mention is not a p tag: %v", ev.Tags)
+	}
+	tm.Type("/re")
+	tm.Send(tab)
+	waitOut(t, tm, "> /react")
+	tm.Send(tab) // the only match: nothing else
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	tm.Type("@zz")
+	tm.Send(tab) // no one: left as typed
+	waitOut(t, tm, "> @zz")
+}
+
+// Slash commands make the CLI's calls, and say what is wrong on one line.
+func TestSlashCommands(t *testing.T) {
+	w := newWorld(t)
+	tm := chatAs(t, w.alice, Options{Channel: "general"})
+	waitOut(t, tm, "#general", "● connected")
+	tm.Type("react to me")
+	tm.Send(enter)
+	msg := stored(t, w.bob, kinds.Message, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "react to me" })
+	waitOut(t, tm, "alice: react to me")
+
+	tm.Send(text("/react 👍"))
+	tm.Send(enter)
+	stored(t, w.bob, kinds.Reaction, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "👍" && e.Tags.FindWithValue("e", msg.ID) != nil })
+	waitOut(t, tm, "👍 1")
+	tm.Type("/edit changed")
+	tm.Send(enter)
+	stored(t, w.bob, kinds.Edit, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "changed" })
+	waitOut(t, tm, "alice: changed (edited)")
+	tm.Type("/delete")
+	tm.Send(enter)
+	stored(t, w.bob, kinds.DeleteInChannel, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Tags.FindWithValue("e", msg.ID) != nil })
+	waitOut(t, tm, "deleted")
+
+	for _, c := range []struct{ line, want string }{
+		{"/nosuch", "✗ no command /nosuch: /help lists them"},
+		{"/join", "✗ usage: /join CHANNEL"},
+		{"/join nowhere", `✗ no channel "nowhere" that you can see (see ` + "`hive channel list`)"},
+		{"/dm alice", "✗ that is your own key: a DM needs another participant"},
+		{"/dm nobody", `✗ no one named "nobody"`},
+	} {
+		tm.Type(c.line)
+		tm.Send(enter)
+		waitOut(t, tm, c.want)
+	}
+	tm.Type("/dm bob")
+	tm.Send(enter)
+	waitOut(t, tm, "#bob", "DMs")
+	tm.Type("/join random")
+	tm.Send(enter)
+	waitOut(t, tm, "#random")
+	tm.Type("/who")
+	tm.Send(enter)
+	waitOut(t, tm, "#random: 1 members: alice (owner)")
+	tm.Type("/quit")
+	tm.Send(enter)
+	tm.WaitFinished(t)
+}
+
+// The key map: a chat-keys.toml binding replaces the default; the help
+// overlay lists the keys as bound, and the commands.
+func TestKeyMapAndHelp(t *testing.T) {
+	w := newWorld(t)
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, KeysFile), []byte("[keys]\nnext_channel = [\"ctrl+f\"]\n"), 0o600)
+	km, err := LoadKeys(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := chatAs(t, w.alice, Options{Channel: "general", Keys: km})
+	waitOut(t, tm, "#general", "● connected")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlN}) // the default, now unbound
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
+	waitOut(t, tm, "#random")
+	tm.Type("?")
+	waitOut(t, tm, "ctrl+f", "next channel", "/react EMOJI")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Type("/quit")
+	tm.Send(enter)
+	final := tm.FinalModel(t).(*Model)
+	if final.cur != "random" || final.help {
+		t.Fatalf("after ctrl+f and Esc: channel %q, help %v", final.cur, final.help)
+	}
+	if !slices.Contains(final.keys["next_channel"].Keys(), "ctrl+f") {
+		t.Fatal("key map lost the binding")
+	}
+}
