@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,10 @@ type Options struct {
 	// so a bridge that dies without stopping its agents takes their whole
 	// process groups with it.
 	Guard []string
+	// MCP, when set, is the command that runs `hive mcp` (the hive binary
+	// and "mcp"): every session then gets the "hive" MCP server unless the
+	// agent's config says hive_tools = false.
+	MCP []string
 }
 
 // kindsNeeded are the kinds the bridge publishes as the agent.
@@ -147,6 +152,8 @@ type runner struct {
 	loose   map[string]*untracked   // session -> the agent's turn of its own
 
 	ctx context.Context // run's, for work started by the agent's own lines
+
+	hiveMCP bool // sessions get the "hive" MCP server (mcp.go)
 }
 
 func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
@@ -173,9 +180,15 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	to.Log = log.With("hub", strings.Join(to.URLs, ","))
 	r := &runner{cfg: a, to: to, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
 		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
 		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}, loose: map[string]*untracked{}}
+	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
+		if err := r.writeMCPKey(); err != nil {
+			return nil, err
+		}
+	}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
 	r.d = newDispatch(a.Processes)
 	return r, nil

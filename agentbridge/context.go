@@ -94,25 +94,10 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 // loadContext loads into m the thread of t (root and replies) or the
 // newest page of t's channel, with overlays and names.
 func (r *runner) loadContext(ctx context.Context, c *client.Client, m *chat.Model, t *Mention, thread bool) ([]nostr.Event, error) {
-	if !thread {
-		return c.LoadPage(ctx, m, t.Channel, contextScan, nil)
+	if thread {
+		return c.LoadThread(ctx, m, t.Channel, t.Root)
 	}
-	evs, err := c.Query(ctx, nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"e": {t.Root}, "h": {t.Channel}}, Limit: contextScan})
-	if err != nil {
-		return nil, err
-	}
-	root, err := c.Query(ctx, nostr.Filter{IDs: []string{t.Root}})
-	if err != nil {
-		return nil, err
-	}
-	evs = append(evs, root...)
-	for i := range evs {
-		m.Apply(&evs[i])
-	}
-	if err := c.LoadOverlays(ctx, m, evs); err != nil {
-		return nil, err
-	}
-	return evs, c.LoadNames(ctx, m, client.KeysShown(evs)...)
+	return c.LoadPage(ctx, m, t.Channel, contextScan, nil)
 }
 
 // renderContext writes rows (oldest first) as the context block, keeping

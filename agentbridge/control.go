@@ -27,6 +27,12 @@ func permKey(session string, rpcID json.RawMessage) string {
 // waits for the owner's control frame; after permission_timeout the
 // reject_once option is chosen (cancelled if there is none).
 func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json.RawMessage, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	if r.hiveMCP && hiveReadTool(req) {
+		r.mu.Lock()
+		delete(r.perms, permKey(string(req.SessionId), rpcID)) // registered by permissionSeen; no owner is asked
+		r.mu.Unlock()
+		return outcome(pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways))
+	}
 	switch r.cfg.Permissions {
 	case PermAllow:
 		return outcome(pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways))

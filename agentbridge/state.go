@@ -94,6 +94,9 @@ func OpenState(dir, agent string, onErr func(error)) (*State, error) {
 	return s, nil
 }
 
+// Dir is the agent's state directory (mode 0700).
+func (s *State) Dir() string { return filepath.Dir(s.path) }
+
 // Fresh reports whether this agent had no state (first start).
 func (s *State) Fresh() bool { return s.fresh }
 

@@ -214,7 +214,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			t.mu.Lock()
 			t.session, t.loading = ref.Session, true
 			t.mu.Unlock()
-			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers()})
+			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel)})
 			t.mu.Lock() // the response line was routed before LoadSession returned
 			t.loading = false
 			t.mu.Unlock()
@@ -233,7 +233,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			r.log.Warn("session/load failed", "channel", t.channel, "session", ref.Session, "err", err)
 		}
 	}
-	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers()})
+	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel)})
 	if err != nil {
 		return "", err
 	}
@@ -265,22 +265,6 @@ func (r *runner) pin(ctx context.Context, p *agentProc, session string, opts []a
 	return nil
 }
 
-func (r *runner) mcpServers() []acp.McpServer {
-	out := []acp.McpServer{}
-	for _, m := range r.cfg.MCPServers {
-		env := []acp.EnvVariable{}
-		for k, v := range m.Env {
-			env = append(env, acp.EnvVariable{Name: k, Value: v})
-		}
-		args := m.Args
-		if args == nil {
-			args = []string{}
-		}
-		out = append(out, acp.McpServer{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: args, Env: env}})
-	}
-	return out
-}
-
 var errWedged = errors.New("agent wedged")
 
 // prompt sends the batch and waits for the stop reason, enforcing the idle
@@ -297,6 +281,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 	if pc.scope != "" {
 		r.state.SetSeen(session, pc.scope, pc.upTo)
 	}
+	r.writeTurn(t)
 	type result struct {
 		res acp.PromptResponse
 		err error

@@ -43,7 +43,7 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 				return fmt.Errorf("locating the hive binary for the agent guard: %w", err)
 			}
 			b, err := agentbridge.New(cfg, agentbridge.Options{Passphrase: passphraseSource(cmd, false), Log: log,
-				Guard: []string{self, guardCmd}})
+				Guard: []string{self, guardCmd}, MCP: []string{self, "mcp"}})
 			if err != nil {
 				return err // classified: a missing file, a refused key, else usage
 			}

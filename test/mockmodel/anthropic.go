@@ -14,6 +14,10 @@ import (
 // Anthropic is a running mock of the Anthropic messages API.
 type Anthropic struct {
 	*server
+	prompts []string        // under server.mu
+	called  map[string]bool // cue texts whose MCP calls were made
+	calls   int             // MCP calls made, for their ids
+	batch   map[string]bool // the ids of the newest answer's MCP calls
 }
 
 // StartAnthropic serves the mock on 127.0.0.1 until Close; URL is the base
@@ -24,7 +28,7 @@ func StartAnthropic(text, shell string) (*Anthropic, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Anthropic{server: srv}
+	m := &Anthropic{server: srv, called: map[string]bool{}}
 	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		m.note("count_tokens")
 		w.Header().Set("Content-Type", "application/json")
@@ -53,6 +57,7 @@ type block struct {
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"` // a tool_result's
 }
 
 // blocks reads a message's content, a string or a list of blocks.
@@ -72,14 +77,32 @@ func (m *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	hasBash := false
+	offered := map[string]bool{}
 	for _, t := range req.Tools {
-		hasBash = hasBash || t.Name == "Bash"
+		offered[t.Name] = true
 	}
+	hasBash := offered["Bash"]
 	var answer []block
 	stop := "end_turn"
 	last := len(req.Messages) - 1
+	var lastBlocks []block
+	if last >= 0 {
+		lastBlocks = blocks(req.Messages[last].Content)
+		if req.Messages[last].Role == "user" && !hasToolResult(lastBlocks) {
+			m.notePrompt(userText(lastBlocks))
+		}
+	}
+	var calls []block
+	if last >= 0 && req.Messages[last].Role == "user" {
+		calls = m.mcpCalls(lastBlocks, offered)
+	}
 	switch {
+	case calls != nil:
+		answer, stop = calls, "tool_use"
+		m.note(fmt.Sprintf("messages: %d MCP tool_use %s", len(answer), answer[0].Name))
+	case last >= 0 && req.Messages[last].Role == "user" && m.mcpResults(lastBlocks) != "":
+		answer = []block{{Type: "text", Text: m.mcpResults(lastBlocks)}}
+		m.note("messages: after MCP tool results")
 	case last >= 0 && req.Messages[last].Role == "user" && hasToolResult(blocks(req.Messages[last].Content)):
 		answer = []block{{Type: "text", Text: "the command ran"}}
 		m.note("messages: after tool_result")
