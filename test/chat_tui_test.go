@@ -1,8 +1,11 @@
 package test
 
 import (
+	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ainb/hive/identity"
@@ -149,5 +152,26 @@ func TestChatTUIHubRestart(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("the hub stored the pending message %d times", n)
+	}
+}
+
+// SIGTERM ends hive chat with the terminal restored (out of the alternate
+// screen, exit 0).
+func TestChatTUISigtermRestoresTerminal(t *testing.T) {
+	w := newChatWorld(t)
+	alice := startChat(t, w.c.home, 80, 24, "general", "--profile", "alice")
+	alice.waitText("● connected")
+	shell := strings.TrimSpace(alice.tmux("display-message", "-p", "-t", "chat", "#{pane_pid}"))
+	b, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil || len(strings.Fields(string(b))) != 1 {
+		t.Fatalf("the chat process under the pane's shell %s: %q %v", shell, b, err)
+	}
+	pid, _ := strconv.Atoi(strings.Fields(string(b))[0])
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitText("CHAT-EXITED 0")
+	if alt := strings.TrimSpace(alice.tmux("display-message", "-p", "-t", "chat", "#{alternate_on}")); alt != "0" {
+		t.Fatalf("after SIGTERM the terminal is still in the alternate screen (%s)", alt)
 	}
 }

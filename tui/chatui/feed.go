@@ -212,6 +212,7 @@ func (e errorString) Error() string { return string(e) }
 // changed (a channel's metadata or roster).
 func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
 	var unknown []string
+	m.version++
 	for i := range evs {
 		ev := &evs[i]
 		switch {

@@ -31,7 +31,7 @@ type world struct {
 	alice, bob *client.Client
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	lipgloss.SetColorProfile(termenv.Ascii)
 	admin, _ := identity.GenerateKeys()
@@ -73,7 +73,7 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func (w *world) connect(t *testing.T, k identity.Keys) *client.Client {
+func (w *world) connect(t testing.TB, k identity.Keys) *client.Client {
 	t.Helper()
 	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.url}, Keys: k, MinBackoff: 50 * time.Millisecond})
 	if err != nil {
@@ -83,7 +83,7 @@ func (w *world) connect(t *testing.T, k identity.Keys) *client.Client {
 	return c
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx

@@ -78,7 +78,9 @@ type Model struct {
 	sideLines []string   // channel id per sidebar line (mouse clicks)
 	pane      *agentPane // the member's own agent's live transcript, nil without one
 	help      bool
-	blurred   bool // the terminal lost focus: nothing is marked read
+	version   int       // bumped by every change of what the timeline shows
+	drawn     renderKey // what the timeline was last rendered from
+	blurred   bool      // the terminal lost focus: nothing is marked read
 	info      string
 	infoErr   bool
 	online    bool

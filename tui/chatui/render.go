@@ -44,10 +44,23 @@ func (m *Model) timelineWidth() int {
 	return max(10, w)
 }
 
+// renderKey is everything the timeline's rendering depends on: a
+// keystroke in the composer changes none of it, so it redraws nothing.
+type renderKey struct {
+	version, width, pending               int
+	cur, thread, selected, divider, focus string
+	day                                   int
+}
+
 // refresh renders the open view into the timeline viewport, keeping the
-// bottom in view when it was there.
+// bottom in view when it was there; unchanged input is not rendered again.
 func (m *Model) refresh() {
 	m.layout()
+	k := renderKey{m.version, m.timeline.Width, len(m.pending), m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
+	if k == m.drawn {
+		return
+	}
+	m.drawn = k
 	atBottom := m.timeline.AtBottom() || m.timeline.TotalLineCount() == 0
 	m.timeline.SetContent(strings.Join(m.lines(m.rows(), m.timeline.Width, m.thread != ""), "\n"))
 	if atBottom {

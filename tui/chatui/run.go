@@ -20,7 +20,11 @@ const presenceEvery = 4 * time.Minute
 // SIGTERM/SIGHUP comes. The terminal is restored on every way out,
 // a panic included (bubbletea's own recovery, then the panic goes on).
 func Run(ctx context.Context, m *Model, in io.Reader, out io.Writer) error {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+	// bubbletea quits by itself on SIGTERM (and restores the terminal); a
+	// context ended by the same signal as well makes its shutdown wait for
+	// a signal handler that cannot deliver its quit (a hang), so only SIGHUP
+	// ends the context.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

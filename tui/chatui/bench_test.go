@@ -1,0 +1,53 @@
+package chatui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ainb/hive/client"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// A keystroke in the composer to the redrawn screen with 5,000 rows of the
+// open channel loaded (go test -bench Keystroke ./tui/chatui).
+func BenchmarkKeystroke5000Rows(b *testing.B) {
+	m, _ := loaded(b, 5000, 0)
+	b.ResetTimer()
+	for b.Loop() {
+		m.Update(text("a"))
+		m.View()
+	}
+}
+
+// A live message to the redrawn screen with 5,000 rows loaded.
+func BenchmarkLiveMessage5000Rows(b *testing.B) {
+	m, evs := loaded(b, 5000, 10000)
+	b.ResetTimer()
+	i := 5000
+	for b.Loop() {
+		if i == len(evs) {
+			b.Fatal("more iterations than prepared messages")
+		}
+		m.Update(eventsMsg{evs: evs[i : i+1]})
+		m.View()
+		i++
+	}
+}
+
+// loaded is a chat with n of bob's messages in general shown, and extra
+// more signed but not applied.
+func loaded(b *testing.B, n, extra int) (*Model, []nostr.Event) {
+	w := newWorld(b)
+	m := New(ctxT(b), w.alice, Options{Channel: "general"})
+	var evs []nostr.Event
+	for i := range n + extra {
+		ev, err := w.bob.Sign(client.Message("general", fmt.Sprintf("message %d with some words to wrap", i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	m.Update(loadedMsg{channels: []client.Channel{{ID: "general", Name: "general"}}, events: evs[:n]})
+	m.View()
+	return m, evs
+}
