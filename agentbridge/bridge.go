@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,6 +180,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	to.Log = log.With("hub", strings.Join(to.URLs, ","))
 	r := &runner{cfg: a, to: to, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
 		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
 		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}, loose: map[string]*untracked{}}

@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/ainb/hive/client"
@@ -40,6 +41,10 @@ type Sub struct {
 type Target struct {
 	URLs []string
 	Pin  string
+	// Log hears the connection's own events: each drop (debug), reconnect
+	// with its resubscriptions (info), failed reconnect (warn) and hub
+	// NOTICE (info). Nil: they are not logged.
+	Log *slog.Logger
 }
 
 // Dialer connects to the hub as keys, with the owner's attestation tag.
@@ -54,7 +59,7 @@ var (
 
 // DialClient is the Dialer over the client package.
 func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
-	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin})
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log})
 	if err != nil {
 		return nil, err
 	}

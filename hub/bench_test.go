@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/store/storetest"
@@ -27,9 +32,9 @@ func benchHub(b *testing.B) (*Hub, identity.Keys) {
 	return h, admin
 }
 
-// BenchmarkIngestMessages measures the write path of the hub (store plus the
-// projector's checks) for kind 9 messages, a fifth of them thread replies.
-func BenchmarkIngestMessages(b *testing.B) {
+// benchMessages opens a hub with one channel and a thread root in it, and
+// signs b.N messages for it, one in replyEvery a reply to the root.
+func benchMessages(b *testing.B, replyEvery int) (*Hub, []*nostr.Event) {
 	h, admin := benchHub(b)
 	ctx := context.Background()
 	sign := func(kind int, at int64, content string, tags ...nostr.Tag) *nostr.Event {
@@ -45,11 +50,18 @@ func BenchmarkIngestMessages(b *testing.B) {
 	evs := make([]*nostr.Event, b.N)
 	for i := range evs {
 		tags := nostr.Tags{{"h", "general"}, {"p", admin.PublicHex}}
-		if i%5 == 0 {
+		if i%replyEvery == 0 {
 			tags = append(tags, nostr.Tag{"e", root.ID, "", "root"})
 		}
-		evs[i] = sign(9, int64(10+i), fmt.Sprint("message number ", i), tags...)
+		evs[i] = sign(9, int64(10+i), fmt.Sprint("message number ", i, " with a few words of text in it"), tags...)
 	}
+	return h, evs
+}
+
+// BenchmarkIngestMessages measures the write path of the hub (store plus the
+// projector's checks) for kind 9 messages, a fifth of them thread replies.
+func BenchmarkIngestMessages(b *testing.B) {
+	h, evs := benchMessages(b, 5)
 	b.ResetTimer()
 	storetest.PublishAll(b, evs, h.Store)
 }
@@ -96,4 +108,57 @@ func BenchmarkViewUpdate(b *testing.B) {
 			h.publishView([]delta{func(e *viewEdit) { e.setRole(ch, pk, r) }})
 		}
 	})
+}
+
+// BenchmarkIngestWaiting is the benchmark's ingest workload in process: 8
+// publishers, each waiting for its commit before the next event, so the
+// writer commits batches of one to eight. It reports the process's CPU per
+// event (user + system, from getrusage), which the machine's load does not
+// inflate the way it does wall time, and the bytes written per event.
+func BenchmarkIngestWaiting(b *testing.B) {
+	h, evs := benchMessages(b, 3)
+	ctx := context.Background()
+	const publishers = 8
+	cpu0, wrote0 := processCPU(), processWrote(b)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for p := 0; p < publishers; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := p; i < len(evs); i += publishers {
+				if _, err := h.Store.Publish(ctx, evs[i]); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
+	b.ReportMetric(float64(processWrote(b)-wrote0)/1024/float64(b.N), "written-KB/event")
+}
+
+// processWrote is how many bytes this process passed to write calls so far
+// (/proc/self/io wchar: the WAL, the checkpoints into the database file).
+func processWrote(b *testing.B) int64 {
+	io, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		b.Skip("no /proc/self/io:", err)
+	}
+	for _, line := range strings.Split(string(io), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// processCPU is the CPU time this process used so far, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -58,8 +58,8 @@ type Dialect interface {
 	DeleteSeqs(tx WriteTx, seqs []int64) error
 	// Search renders a full-text search of the message index for q.
 	Search(q *SearchQuery) SearchSQL
-	// IndexText sets the searchable text of the message stored as seq.
-	IndexText(tx WriteTx, seq int64, text string) error
+	// IndexText sets the searchable text of each message, by sequence number.
+	IndexText(tx WriteTx, texts []IndexedText) error
 	// UnindexText takes messages out of the search index.
 	UnindexText(tx WriteTx, seqs []int64) error
 }

@@ -24,6 +24,9 @@ type Core struct {
 	// deleted answers the deleted-id check for the saves of the batch being
 	// committed (writer goroutine only; nil: ask the log).
 	deleted *deletedSet
+	// texts are the batch's new messages, indexed just before the commit
+	// (searchpending.go; writer goroutine only).
+	texts []IndexedText
 	// The background build of the search index of an existing log.
 	stopBackfill, backfillDone chan struct{}
 }

@@ -17,6 +17,9 @@ func (c *Core) apply(tx WriteTx, w *write) error {
 	w.seqs = w.seqs[:0]
 	if w.op != opSave {
 		c.deleted = nil // it may remove a deletion: ask the log from here on
+		if err := c.flushTexts(tx); err != nil {
+			return err
+		}
 	}
 	switch w.op {
 	case opDelete:

@@ -172,12 +172,14 @@ func (c *Core) backfillBatch(tx WriteTx, p *SearchProgress) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		var texts []IndexedText
 		for _, m := range msgs {
 			if text, deleted := applyText(m.ev, over[m.ev.ID]); !deleted {
-				if err := c.db.IndexText(tx, m.seq, text); err != nil {
-					return 0, err
-				}
+				texts = append(texts, IndexedText{Seq: m.seq, Text: text})
 			}
+		}
+		if err := c.db.IndexText(tx, texts); err != nil {
+			return 0, err
 		}
 	}
 	if _, err := tx.Exec(`UPDATE search_state SET v = ? WHERE k = ?`, done, stateDone); err != nil {

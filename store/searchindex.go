@@ -42,9 +42,7 @@ func overlayTarget(ev *nostr.Event) string {
 // delete-in-channel makes its target's text current again.
 func (c *Core) indexWritten(tx WriteTx, ev *nostr.Event, seq int64) error {
 	if Searchable(ev.Kind) {
-		if err := c.db.IndexText(tx, seq, ev.Content); err != nil {
-			return fmt.Errorf("search index: %w", err)
-		}
+		c.queueText(seq, ev.Content)
 		return nil
 	}
 	if id := overlayTarget(ev); id != "" {
@@ -59,6 +57,9 @@ func (c *Core) indexWritten(tx WriteTx, ev *nostr.Event, seq int64) error {
 func (c *Core) refreshText(tx WriteTx, id string) error {
 	if !c.db.Storable(id) {
 		return nil
+	}
+	if err := c.flushTexts(tx); err != nil {
+		return err
 	}
 	var seq int64
 	var kind int
@@ -77,7 +78,7 @@ func (c *Core) refreshText(tx WriteTx, id string) error {
 	if deleted {
 		err = c.db.UnindexText(tx, []int64{seq})
 	} else {
-		err = c.db.IndexText(tx, seq, text)
+		err = c.db.IndexText(tx, []IndexedText{{Seq: seq, Text: text}})
 	}
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
@@ -142,6 +143,9 @@ func applyText(msg *nostr.Event, overlays []*nostr.Event) (text string, deleted 
 // search index; a deleted edit or delete-in-channel makes its target's text
 // current again.
 func (c *Core) deleteSeqs(tx WriteTx, seqs []int64) error {
+	if err := c.flushTexts(tx); err != nil {
+		return err
+	}
 	var unindex []int64
 	var targets []string
 	for _, seq := range seqs {

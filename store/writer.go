@@ -134,7 +134,14 @@ func (c *Core) commitBatch(batch []*write) bool {
 		return true
 	}
 	defer func() { c.deleted = nil }()
-	if i := applyBatch(batch, func(w *write) error { return c.apply(tx, w) }, setErr, saves); i >= 0 {
+	c.texts = c.texts[:0]
+	i := applyBatch(batch, func(w *write) error { return c.apply(tx, w) }, setErr, saves)
+	if i < 0 {
+		if err := c.flushTexts(tx); err != nil {
+			i, batch[0].err = 0, err // the batch is tried again write by write
+		}
+	}
+	if i >= 0 {
 		w := batch[i]
 		tx.Rollback()
 		if len(batch) > 1 {

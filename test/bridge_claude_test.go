@@ -62,3 +62,34 @@ func TestBridgeClaudeCancelThenNextTurns(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 9 with the real claude-agent-acp and the README's mode and
+// permissions: kill -9 of the bridge with a session open, a mention while
+// it is down, a restart: the caught-up mention is answered on the session
+// resumed with session/load, and so is each new mention sent 0.2, 1 and 2
+// seconds after the previous reply.
+func TestBridgeClaudeKill9ThenLiveMentions(t *testing.T) {
+	e, mock := claudeBridge(t, "unused", "", `mode = "default"`, `permissions = "ask"`)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "[[say:before-the-kill]]")
+	if r := e.waitReply(t, "room", m0.ID, 90*time.Second, b); r.Content != "before-the-kill" {
+		t.Fatalf("first reply %q", r.Content)
+	}
+	b.kill9()
+	down := e.mention(t, e.a, e.alice, "room", "[[say:caught-up]]")
+	b2 := e.start(t)
+	if r := e.waitReply(t, "room", down.ID, 90*time.Second, b2); r.Content != "caught-up" {
+		t.Fatalf("caught-up reply %q; mock log %v", r.Content, mock.Log())
+	}
+	if !strings.Contains(b2.logs(), "session resumed") {
+		t.Fatalf("the caught-up turn did not resume the session:\n%s", b2.logs())
+	}
+	for _, after := range []time.Duration{200 * time.Millisecond, time.Second, 2 * time.Second} {
+		time.Sleep(after)
+		word := "live-" + strings.ReplaceAll(after.String(), ".", "_")
+		m := e.mention(t, e.a, e.alice, "room", "[[say:"+word+"]]")
+		if r := e.waitReply(t, "room", m.ID, 90*time.Second, b2); r.Content != word {
+			t.Fatalf("reply %q to the mention sent %v after the last reply; mock log %v; bridge log:\n%s", r.Content, after, mock.Log(), b2.logs())
+		}
+	}
+}

@@ -1,8 +1,13 @@
 package test
 
 import (
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ainb/hive/client/observer"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // kill -9 of the bridge in the middle of a turn, a mention posted while it
@@ -30,6 +35,44 @@ func TestBridgeKill9ThenLiveMentions(t *testing.T) {
 		m := e.mention(t, e.a, e.alice, "room", text)
 		if r := e.waitReply(t, "room", m.ID, 30*time.Second, b2); r.Content != "heard 1: "+text {
 			t.Fatalf("live mention %d: reply %q", i+1, r.Content)
+		}
+	}
+}
+
+// The edges of the handover after a kill -9 and a restart: a mention sent
+// while the resumed session's session/load is still in flight waits for the
+// caught-up turn and is answered after it; mentions dated the same second
+// as the caught-up reply, and the same second as the caught-up mention
+// (sent after that reply), are answered too: neither the cursor, the
+// answered ids nor the live subscription's since skips them.
+func TestBridgeKill9HandoverEdges(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.config(t, []string{goTool(t, "acpagent")}, fmt.Sprintf(`env = { ACPAGENT_DIR = %q, ACPAGENT_LOAD_DELAY = "2s" }`, filepath.Join(e.dir, "sessions")))
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
+	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	b.kill9()
+	down := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
+	fw := e.watchFrames(t)
+	b2 := e.start(t)
+	fw.until(20*time.Second, func(f observer.Frame) bool { return method(f) == "session/load" })
+	during := e.mention(t, e.a, e.alice, "room", "sent during the load")
+	r := e.waitReply(t, "room", down.ID, 30*time.Second, b2)
+	if r.Content != "recall: pineapple" || r.Tags.ContainsAny("q", []string{during.ID}) {
+		t.Fatalf("the caught-up reply %q %v: not the resumed session's answer to that mention alone", r.Content, r.Tags)
+	}
+	if r2 := e.waitReply(t, "room", during.ID, 30*time.Second, b2); r2.Content != "heard 1: sent during the load" {
+		t.Fatalf("the mention sent during the load: reply %q", r2.Content)
+	}
+	for _, at := range []nostr.Timestamp{r.CreatedAt, down.CreatedAt} {
+		ev := e.alice.sign(t, 9, fmt.Sprintf("dated %d", at), nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
+		ev.CreatedAt = at
+		if err := ev.Sign(e.alice.sk); err != nil {
+			t.Fatal(err)
+		}
+		e.a.must(ev)
+		if got := e.waitReply(t, "room", ev.ID, 30*time.Second, b2); got.Content != "heard 1: "+ev.Content {
+			t.Fatalf("mention %q: reply %q", ev.Content, got.Content)
 		}
 	}
 }

@@ -26,6 +26,8 @@ type readmeWalk struct {
 	npubs map[string]string // alice, bob, agent
 	last  string            // the previous command's output
 	bg    map[string]*bgProc
+	hub   *logged // the hub make run started
+	flags string  // its RUNFLAGS
 }
 
 // bgProc is a command the README keeps running in its own terminal.
@@ -172,6 +174,7 @@ func (w *readmeWalk) makeRun(flags string) {
 	p := startLogged(t, cmd, "hive hub serving", 20*time.Second)
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
 	w.pin = pinRe.FindString(p.logs())
+	w.hub, w.flags = p, flags
 }
 
 // waitText polls text until it contains want.
@@ -197,6 +200,14 @@ func waitText(t *testing.T, what string, within time.Duration, text func() strin
 // ws://... to its own wss hub, and its commands used an owner.key that is
 // not a member.
 func TestReadmeWalkthrough(t *testing.T) {
+	walkReadme(t)
+}
+
+// walkReadme is TestReadmeWalkthrough's walk; it returns the walk with the
+// hub, the tail, the bridge and the owner's watch still running, and a
+// reader of channel general (hive read as bob).
+func walkReadme(t *testing.T) (*readmeWalk, func() string) {
+	t.Helper()
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -256,4 +267,5 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	waitText(t, "the agent's reply in general", 30*time.Second, read, "heard 1: @claude what is in work/?")
 	waitText(t, "the owner's watch", 10*time.Second, w.bg["agent"].text, "what is in work/?")
+	return w, read
 }

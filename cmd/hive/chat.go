@@ -5,8 +5,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/ainb/hive/chatui"
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/tui/chatui"
+	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,8 @@ chat-keys.toml in $HIVE_HOME.`,
 				return err
 			}
 			defer s.Close()
-			opt := chatui.Options{Profile: s.t.profile, Pinned: s.t.pin != "", Keys: keys}
+			opt := chatui.Options{Profile: s.t.profile, Pinned: s.t.pin != "", Keys: keys,
+				ObserverKey: func(agent string) ([32]byte, error) { return nip44.GenerateConversationKey(agent, s.keys.SecretHex) }}
 			if len(args) > 0 {
 				opt.Channel = args[0]
 			}

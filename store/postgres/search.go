@@ -61,13 +61,17 @@ func lexemes(t store.Term) string {
 	return "(" + strings.Join(ls, " <-> ") + ")"
 }
 
-// IndexText sets the message's text and tsvector.
-func (d *db) IndexText(tx store.WriteTx, seq int64, text string) error {
-	text = strings.ReplaceAll(text, "\x00", "") // text cannot hold a NUL; JSON content can
-	_, err := tx.Exec(`INSERT INTO search (seq, text, tsv) VALUES (?, ?, to_tsvector('simple', ?))
+// IndexText sets each message's text and tsvector.
+func (d *db) IndexText(tx store.WriteTx, texts []store.IndexedText) error {
+	for _, t := range texts {
+		text := strings.ReplaceAll(t.Text, "\x00", "") // text cannot hold a NUL; JSON content can
+		if _, err := tx.Exec(`INSERT INTO search (seq, text, tsv) VALUES (?, ?, to_tsvector('simple', ?))
 		ON CONFLICT (seq) DO UPDATE SET text = EXCLUDED.text, tsv = EXCLUDED.tsv`,
-		seq, text, strings.Join(store.Tokenize(text), " "))
-	return err
+			t.Seq, text, strings.Join(store.Tokenize(text), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UnindexText deletes the messages' rows.

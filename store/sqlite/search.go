@@ -69,13 +69,44 @@ func phrase(t store.Term) string {
 	return p
 }
 
-// IndexText replaces the message's row in the index.
-func (d *db) IndexText(tx store.WriteTx, seq int64, text string) error {
-	if _, err := tx.Exec(`DELETE FROM search WHERE rowid = ?`, seq); err != nil {
-		return err
+// textChunk is the most rows one IndexText statement writes.
+const textChunk = 64
+
+// IndexText replaces the messages' rows in the index, up to textChunk rows
+// per statement: FTS5 writes a new segment for what it holds at every
+// statement of the transaction that follows, so fewer statements mean fewer
+// segments (store/searchpending.go). The row count is padded to a power of
+// two, with NULL rows that the SELECT drops, so that few statement shapes
+// exist for the statement cache.
+func (d *db) IndexText(tx store.WriteTx, texts []store.IndexedText) error {
+	for len(texts) > 0 {
+		n := min(len(texts), textChunk)
+		rows := 1
+		for rows < n {
+			rows *= 2
+		}
+		seqs := make([]any, rows)
+		args := make([]any, 0, 2*rows)
+		for i := 0; i < rows; i++ {
+			if i < n {
+				seqs[i] = texts[i].Seq
+				args = append(args, texts[i].Seq, texts[i].Text)
+			} else {
+				seqs[i] = texts[n-1].Seq
+				args = append(args, nil, nil)
+			}
+		}
+		if _, err := tx.Exec(`DELETE FROM search WHERE rowid IN (`+placeholders(rows)+`)`, seqs...); err != nil {
+			return err
+		}
+		q := `INSERT INTO search (rowid, text) SELECT column1, column2 FROM (VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?),", rows), ",") + `) WHERE column1 IS NOT NULL`
+		if _, err := tx.Exec(q, args...); err != nil {
+			return err
+		}
+		texts = texts[n:]
 	}
-	_, err := tx.Exec(`INSERT INTO search (rowid, text) VALUES (?, ?)`, seq, text)
-	return err
+	return nil
 }
 
 // UnindexText deletes the messages' rows from the index.

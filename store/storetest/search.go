@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ainb/hive/store"
@@ -234,4 +236,46 @@ func SearchBackfill(t *testing.T, newStore New, dropIndex func()) {
 	wantIDs(t, "rebuilt: an edited message by its new text", searchIDs(t, s, nostr.Filter{Search: "migration"}, nil), l.close)
 	wantIDs(t, "rebuilt: neither an edited message's old text nor a deleted message", searchIDs(t, s, nostr.Filter{Search: "canary"}, nil))
 	wantIDs(t, "rebuilt: the others", searchIDs(t, s, nostr.Filter{Search: `"plan rollback"`}, nil), l.vault, l.phrase)
+}
+
+// searchOneBatch stores messages, an edit and deletions in one commit batch
+// (the writer is held by an Exec while they queue), where the new messages'
+// texts reach the index together before the commit: the index must still
+// end as the events, applied in order, say.
+func searchOneBatch(t *testing.T, newStore New) {
+	s := open(t, newStore, Options{})
+	a := NewSigner(t)
+	ops := nostr.Tag{"h", "ops"}
+	m1 := a.Event(t, 9, searchT0, "alpha bravo", ops)
+	m2 := a.Event(t, 9, searchT0+1, "charlie delta", ops)
+	edit := a.Event(t, 40003, searchT0+2, "echo foxtrot", ops, nostr.Tag{"e", m1.ID})
+	del := a.Event(t, 5, searchT0+3, "", nostr.Tag{"e", m2.ID})
+	m3 := a.Event(t, 9, searchT0+4, "golf hotel", ops)
+	held, release := make(chan struct{}), make(chan struct{})
+	go s.(interface {
+		Exec(context.Context, func(store.WriteTx) error) error
+	}).Exec(ctx, func(store.WriteTx) error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	var wg sync.WaitGroup
+	for _, ev := range []*nostr.Event{m1, m2, edit, del, m3} {
+		wg.Add(1)
+		if err := s.PublishAsync(ctx, ev, func(_ []*nostr.Event, err error) {
+			if err != nil {
+				t.Errorf("kind %d: %v", ev.Kind, err)
+			}
+			wg.Done()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	wg.Wait()
+	wantIDs(t, "edited in the same batch: not by its old text", searchIDs(t, s, nostr.Filter{Search: "alpha"}, nil))
+	wantIDs(t, "edited in the same batch: by its new text", searchIDs(t, s, nostr.Filter{Search: "foxtrot"}, nil), m1)
+	wantIDs(t, "deleted in the same batch", searchIDs(t, s, nostr.Filter{Search: "charlie"}, nil))
+	wantIDs(t, "stored after them in the batch", searchIDs(t, s, nostr.Filter{Search: "golf hotel"}, nil), m3)
 }

@@ -67,6 +67,7 @@ func Run(t *testing.T, newStore New) {
 		{"SearchSyntaxAndFilters", searchSyntax},
 		{"SearchInsideTheReadScope", searchScope},
 		{"SearchEditsAndDeletes", searchEditsAndDeletes},
+		{"SearchOneBatch", searchOneBatch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })

@@ -22,7 +22,7 @@
 // for (claude-agent-acp's detached turn); ACPAGENT_STEER=newturn answers
 // every steer "startedNewTurn" and does the same (an adapter that ignores
 // idleBehavior). ACPAGENT_NO_LOAD=1
-// hides loadSession; ACPAGENT_LOG appends "<first line of prompt> <unixnano>
+// hides loadSession; ACPAGENT_LOAD_DELAY=DUR makes session/load take DUR; ACPAGENT_LOG appends "<first line of prompt> <unixnano>
 // <unixnano>" per prompt (for the benchmark): when the Prompt handler ran, and
 // when the read from stdin that brought the session/prompt line returned.
 package main
@@ -124,6 +124,9 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	b, err := os.ReadFile(filepath.Join(a.dir, filepath.Base(id)+".json"))
 	if err != nil {
 		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": "no such session " + id})
+	}
+	if d, err := time.ParseDuration(os.Getenv("ACPAGENT_LOAD_DELAY")); err == nil {
+		time.Sleep(d)
 	}
 	s := &session{steer: make(chan string, 4), steered: make(chan struct{}, 4)}
 	if err := json.Unmarshal(b, s); err != nil {

@@ -184,6 +184,9 @@ func (m *Model) candidates(word string, first bool) []string {
 				continue
 			}
 			n := clean(names.Name(pk), false)
+			if names.IsAgent(pk) { // "helper (alice's agent)": its own name is the handle
+				n, _, _ = strings.Cut(n, " (")
+			}
 			if strings.Contains(n, " ") || !strings.HasPrefix(strings.ToLower(n), pre) || len(names.Lookup(n)) != 1 {
 				continue // a name with a space or shared by two keys cannot be typed as @name
 			}

@@ -66,6 +66,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.say(false, "")
 			m.openFirst()
 		}
+		cmds = append(cmds, m.watchAgents())
 	case eventsMsg:
 		if m.apply(msg.evs) {
 			cmds = append(cmds, m.reloadChannels(""))
@@ -73,6 +74,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.live {
 			cmds = append(cmds, m.next())
 		}
+		cmds = append(cmds, m.watchAgents()) // an agent's profile may come later
 	case feedEnded:
 		m.say(true, "live updates stopped: "+errText(msg.err))
 	case channelsMsg:
@@ -104,7 +106,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	default:
 		var c tea.Cmd
 		m.composer, c = m.composer.Update(msg)
-		cmds = append(cmds, c)
+		cmds = append(cmds, c, m.paneUpdate(msg))
 	}
 	cmds = append(cmds, m.later...)
 	m.later = nil
@@ -133,6 +135,13 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case km.is(k, "close"):
 		m.closeSomething()
 		return nil
+	case km.is(k, "agent"):
+		if m.pane == nil {
+			m.say(false, "no agent of yours to watch here")
+			return nil
+		}
+		m.pane.open, m.focus = true, onAgent
+		return nil
 	case km.is(k, "next_channel"):
 		m.step(1)
 		return nil
@@ -143,7 +152,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.nextUnread()
 		return nil
 	case km.is(k, "focus"):
-		m.focus = (m.focus + 1) % 3
+		m.focus = (m.focus + 1) % onAgent
 		if m.focus == onTimeline && m.selected == "" {
 			m.selected = m.lastRow(false)
 		}
@@ -171,6 +180,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	switch m.focus {
+	case onAgent:
+		return m.paneUpdate(k)
 	case onSidebar:
 		return m.sidebarKey(k)
 	case onTimeline:
@@ -195,6 +206,8 @@ func (m *Model) closeSomething() {
 		m.editing = ""
 		m.composer.Reset()
 		m.say(false, "edit cancelled")
+	case m.focus == onAgent:
+		m.pane.open, m.focus = false, onComposer
 	case m.thread != "":
 		m.thread = ""
 	case m.focus != onComposer:

@@ -2,7 +2,6 @@ package chatui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
-	"github.com/ainb/hive/kinds"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -29,7 +27,7 @@ var commands = []command{
 	{"dm", "NAME", "open (creating it) the DM with NAME (hive dm)", (*Model).cmdDM},
 	{"add", "NAME", "add NAME to the open channel (hive channel add)", (*Model).cmdAdd},
 	{"topic", "TEXT", "set the open channel's topic (hive channel edit --about)", (*Model).cmdTopic},
-	{"nick", "NAME", "set your name (your kind 0 profile's name)", (*Model).cmdNick},
+	{"name", "NAME", "publish your name (hive profile name)", (*Model).cmdName},
 	{"react", "EMOJI", "react to the selected (else last) message (hive react)", (*Model).cmdReact},
 	{"edit", "[TEXT]", "edit your selected (else last) message; no TEXT: in the composer (hive edit)", (*Model).cmdEdit},
 	{"delete", "", "delete your selected (else last) message (hive delete)", (*Model).cmdDelete},
@@ -199,28 +197,11 @@ func (m *Model) cmdWho(string) tea.Cmd {
 	return nil
 }
 
-// cmdNick sets the name of the member's profile, keeping its other fields.
-func (m *Model) cmdNick(arg string) tea.Cmd {
-	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
-		evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{c.PublicKey()}, Limit: 1})
-		if err != nil {
-			return doneMsg{err: err}
-		}
-		fields := map[string]any{}
-		var tags nostr.Tags
-		if len(evs) > 0 {
-			json.Unmarshal([]byte(evs[len(evs)-1].Content), &fields)
-			tags = evs[len(evs)-1].Tags
-		}
-		fields["name"] = arg
-		delete(fields, "display_name")
-		b, _ := json.Marshal(fields)
-		if tags == nil {
-			tags = nostr.Tags{}
-		}
-		if _, err := c.Publish(ctx, nostr.Event{Kind: kinds.Profile, Content: string(b), Tags: tags}); err != nil {
-			return doneMsg{err: err}
-		}
-		return doneMsg{notice: "you are " + arg}
-	})
+// cmdName publishes the member's name (hive profile name).
+func (m *Model) cmdName(arg string) tea.Cmd {
+	if strings.ContainsAny(arg, "@") || len(arg) > 64 {
+		m.say(true, fmt.Sprintf("name %q: give 1 to 64 characters, without @", arg))
+		return nil
+	}
+	return m.publishing(client.MemberProfile(arg, ""), "you are "+arg, doneMsg{})
 }

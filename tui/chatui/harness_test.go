@@ -3,8 +3,6 @@ package chatui
 import (
 	"bytes"
 	"context"
-	"github.com/ainb/hive/store"
-	"github.com/ainb/hive/store/sqlite"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +15,8 @@ import (
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/store/sqlite"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
@@ -41,8 +41,8 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	url := "ws://" + ln.Addr().String()
-	path := filepath.Join(t.TempDir(), "hive.db")
-	h, err := hub.Open(hub.Config{OpenStore: func(o store.Options) (store.Log, error) { return sqlite.Open(path, o) }, Admin: admin.PublicHex, Keys: hk,
+	db := filepath.Join(t.TempDir(), "hive.db")
+	h, err := hub.Open(hub.Config{OpenStore: func(o store.Options) (store.Log, error) { return sqlite.Open(db, o) }, Admin: admin.PublicHex, Keys: hk,
 		Relay: relay.Config{PublicURLs: []string{url}, MaxContentBytes: 100}, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,7 @@ var actions = []action{
 	{"focus", []string{"ctrl+o"}, "move focus: composer, timeline, sidebar"},
 	{"select_up", []string{"ctrl+up", "alt+k"}, "select the message above"},
 	{"select_down", []string{"ctrl+down", "alt+j"}, "select the message below"},
+	{"agent", []string{"ctrl+g"}, "open the agent pane (your agent's live transcript; 1-9 answer a permission request)"},
 	{"thread", []string{"ctrl+t"}, "open the thread of the selected (else last) message"},
 	{"page_up", []string{"pgup"}, "scroll up a page (loads older history at the top)"},
 	{"page_down", []string{"pgdown"}, "scroll down a page"},

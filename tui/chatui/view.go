@@ -23,6 +23,9 @@ func (m *Model) View() string {
 		left := bottomLines(m.lines(m.chat.Main(m.cur), mainW-m.timeline.Width-1, false), m.timeline.Height)
 		body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(mainW-m.timeline.Width-1).Render(strings.Join(left, "\n")), dim.Render("│"), body)
 	}
+	if m.pane != nil && m.pane.open {
+		body = m.paneView(mainW, m.timeline.Height)
+	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
 	info := m.info
 	if m.infoErr {
@@ -137,8 +140,8 @@ func (m *Model) sideEntry(ch client.Channel, w int) string {
 	return line
 }
 
-// agentLines are the agents the member can see, with the channel they are
-// working in and for how long.
+// agentLines are the agents the member can see, each a name line and a
+// state line: the channel it is working in and for how long, or idle.
 func (m *Model) agentLines(w int) []string {
 	names, now := m.chat.Names(), m.opt.Now()
 	var out []string
@@ -146,14 +149,17 @@ func (m *Model) agentLines(w int) []string {
 		if !names.IsAgent(pk) {
 			continue
 		}
-		state := dim.Render("idle")
+		state := dim.Render("  idle")
 		for _, ch := range m.channels {
 			if wk := m.chat.Live().Working(pk, ch.ID, now); wk.Working {
-				state = fmt.Sprintf("working %ds #%s", int(now.Sub(wk.Since).Seconds()), m.channelName(ch))
+				state = fmt.Sprintf("  working %ds #%s", int(now.Sub(wk.Since).Seconds()), m.channelName(ch))
 				break
 			}
 		}
-		out = append(out, truncate("⚙ "+clean(names.Name(pk), false)+" "+state, w))
+		if m.pane != nil && m.pane.agent == pk && m.pendingAsk() != "" {
+			state = errStyle.Render(truncate("  ⚠ asks: "+clean(m.pendingAsk(), false), w))
+		}
+		out = append(out, truncate("⚙ "+clean(names.Name(pk), false), w), truncate(state, w))
 	}
 	return out
 }
@@ -173,6 +179,9 @@ func (m *Model) status() string {
 		who += " [" + m.opt.Profile + "]"
 	}
 	s := fmt.Sprintf(" %s %s · %s · ? help", conn, hub, who)
+	if ask := m.pendingAsk(); ask != "" {
+		s = fmt.Sprintf(" ⚠ permission asked: %s (%s) ·%s", clean(ask, false), m.keys["agent"].Help().Key, s)
+	}
 	if n := len(m.pending); n > 0 {
 		s += fmt.Sprintf(" · %d sending", n)
 	}

@@ -25,6 +25,9 @@ type Options struct {
 	Pinned  bool   // the hub's TLS certificate is checked against a pin
 	Keys    KeyMap // nil: DefaultKeys
 	Now     func() time.Time
+	// ObserverKey is the NIP-44 conversation key with an agent (the
+	// member's own agents' frames open with it); nil: no agent pane.
+	ObserverKey func(agent string) ([32]byte, error)
 }
 
 // focus is where keys go besides the global ones.
@@ -34,6 +37,7 @@ const (
 	onComposer focus = iota
 	onTimeline
 	onSidebar
+	onAgent // the agent pane (its own keys: 1-9 answer, c cancels)
 )
 
 // pending is a message signed and sent, waiting for the hub's OK.
@@ -71,7 +75,8 @@ type Model struct {
 	focus     focus
 	composer  textarea.Model
 	timeline  viewport.Model
-	sideLines []string // channel id per sidebar line (mouse clicks)
+	sideLines []string   // channel id per sidebar line (mouse clicks)
+	pane      *agentPane // the member's own agent's live transcript, nil without one
 	help      bool
 	blurred   bool // the terminal lost focus: nothing is marked read
 	info      string

@@ -1,0 +1,85 @@
+package test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
+)
+
+// A mention of the agent from hive chat (the scripted agent through the
+// real `hive bridge`): the sidebar shows it working in the channel, then
+// idle again, and its one reply shows under the mention as the thread's
+// latest reply.
+func TestChatTUIAgentMention(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	e.start(t)
+	alice := aliceChat(t, e)
+	alice.waitText("#room", "● connected", "⚙ helper (alice", "  idle")
+	alice.tmux("send-keys", "-t", "chat", "-l", "@hel")
+	alice.keys("Tab")
+	alice.waitText("> @helper")
+	alice.say("[[slow:4s]] what is up?")
+	alice.waitFor("the agent working", func(s string) bool {
+		l := sideLine(s, "working ")
+		return strings.HasSuffix(l, "s #room")
+	})
+	s := alice.waitText("↳ 1 reply", "· helper (alice's agent): heard 1:")
+	alice.waitFor("the agent idle again", func(s string) bool { return sideLine(s, "idle") == "idle" })
+	if n := strings.Count(s, "heard 1:"); n != 1 {
+		t.Fatalf("the reply shows %d times:\n%s", n, s)
+	}
+	if n := len(e.replies(t, "room")); n != 1 {
+		t.Fatalf("the agent sent %d replies", n)
+	}
+}
+
+// aliceChat runs hive chat as alice (the agent's owner, named) in room.
+func aliceChat(t *testing.T, e *bridgeEnv) *tmuxPane {
+	t.Helper()
+	e.a.must(e.alice.sign(t, 0, `{"name":"alice"}`))
+	home := t.TempDir()
+	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
+	kf := filepath.Join(home, "alice.key")
+	if err := identity.SaveKeyFile(kf, keys, identity.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	profs, err := client.LoadProfiles(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := profs.Put(client.Profile{Name: "alice", Hubs: []string{e.h.URL}, Key: kf}); err != nil {
+		t.Fatal(err)
+	}
+	if err := profs.Save(home); err != nil {
+		t.Fatal(err)
+	}
+	return startChat(t, home, 100, 30, "room")
+}
+
+// A permission request of the agent shows in the sidebar and the status
+// line wherever the owner is; the agent pane (the watch model) lists the
+// agent's own options, a key answers it, the tool runs and the reply comes.
+func TestChatTUIAgentPermission(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	e.start(t)
+	alice := aliceChat(t, e)
+	alice.waitText("#room", "● connected", "⚙ helper (alice")
+	alice.say("@helper [[permission]] may I?")
+	alice.waitText("⚠ asks:", "⚠ permission asked:")
+	alice.keys("C-g")
+	s := alice.waitText("PERMISSION REQUESTED", "[1] ")
+	if strings.Count(s, "PERMISSION REQUESTED") != 1 {
+		t.Fatalf("the request shows more than once:\n%s", s)
+	}
+	alice.keys("1")
+	alice.waitFor("the tool completed", func(s string) bool {
+		return strings.Contains(s, "[completed]") && !strings.Contains(s, "PERMISSION REQUESTED") && !strings.Contains(s, "⚠")
+	})
+	alice.keys("Escape")
+	alice.waitText("↳ 1 reply", "helper (alice's agent): permission: allow")
+}
