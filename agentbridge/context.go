@@ -107,17 +107,7 @@ func (r *runner) loadContext(ctx context.Context, c *client.Client, m *chat.Mode
 		since := nostr.Timestamp(seen.At / 1000)
 		f.Since = &since
 	}
-	evs, err := c.Query(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	for i := range evs {
-		m.Apply(&evs[i])
-	}
-	if err := c.LoadOverlays(ctx, m, evs); err != nil {
-		return nil, err
-	}
-	return evs, c.LoadNames(ctx, m, client.KeysShown(evs)...)
+	return c.LoadRows(ctx, m, f)
 }
 
 // renderContext writes rows (oldest first) as the context block, keeping
