@@ -13,8 +13,9 @@ import (
 // Subscription is a REQ. Its events arrive on Events in order: the stored
 // ones (oldest first, held until the hub's EOSE), then live ones as they are
 // stored. A live subscription is sent again after each reconnect, from the
-// newest created_at it has seen minus the skew margin; events it has already
-// delivered are dropped by id, so each arrives once.
+// newest created_at it has seen (an event dated in the future counts as its
+// arrival time) minus the skew margin; events it has already delivered are
+// dropped by id, so each arrives once.
 type Subscription struct {
 	c       *Client
 	id      string
@@ -28,7 +29,7 @@ type Subscription struct {
 
 	mu       sync.Mutex
 	seen     map[string]nostr.Timestamp
-	last     nostr.Timestamp // newest created_at delivered
+	last     nostr.Timestamp // newest created_at delivered, each counted at most as its arrival time
 	stored   []nostr.Event   // stored events of the current REQ, until its EOSE
 	inStored bool
 	eosed    bool
@@ -206,8 +207,11 @@ func (s *Subscription) add(ev nostr.Event) {
 // deliver queues ev; s.mu is held.
 func (s *Subscription) deliver(ev nostr.Event) {
 	s.seen[ev.ID] = ev.CreatedAt
-	if ev.CreatedAt > s.last {
-		s.last = ev.CreatedAt
+	// An event dated ahead of this clock (its author's clock is fast) counts
+	// from its arrival: resubscribing from its created_at would skip every
+	// event sent meanwhile with a true date.
+	if at := min(ev.CreatedAt, nostr.Now()); at > s.last {
+		s.last = at
 	}
 	s.queue = append(s.queue, ev)
 	s.prune()

@@ -3,10 +3,12 @@ package test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ainb/hive/client/observer"
+	"github.com/ainb/hive/relay"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -74,5 +76,33 @@ func TestBridgeKill9HandoverEdges(t *testing.T) {
 		if got := e.waitReply(t, "room", ev.ID, 30*time.Second, b2); got.Content != "heard 1: "+ev.Content {
 			t.Fatalf("mention %q: reply %q", ev.Content, got.Content)
 		}
+	}
+}
+
+// A mention dated ahead of the bridge's clock (its author's clock is fast,
+// within the hub's max_future_skew), then a dropped connection and a mention
+// sent during the drop: the bridge answers that mention too. Before the
+// fix the client resubscribed from the future created_at minus 10 s and the
+// mention sent during the drop was never delivered.
+func TestBridgeMentionDuringDropAfterFutureDated(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	ahead := e.alice.sign(t, 9, "dated five minutes ahead", nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
+	ahead.CreatedAt = nostr.Now() + 300
+	if err := ahead.Sign(e.alice.sk); err != nil {
+		t.Fatal(err)
+	}
+	e.a.must(ahead)
+	e.waitReply(t, "room", ahead.ID, 20*time.Second, b)
+	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
+		t.Fatal("the bridge's connection was not kicked")
+	}
+	m := e.mention(t, e.a, e.alice, "room", "sent during the drop")
+	if r := e.waitReply(t, "room", m.ID, 30*time.Second, b); r.Content != "heard 1: sent during the drop" {
+		t.Fatalf("reply %q", r.Content)
+	}
+	if !strings.Contains(b.logs(), "msg=reconnected") {
+		t.Fatalf("the bridge's log does not show the reconnect:\n%s", b.logs())
 	}
 }

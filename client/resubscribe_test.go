@@ -1,0 +1,63 @@
+package client_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// A live subscription that has delivered an event dated in the future (an
+// author's clock ahead, within the hub's max_future_skew) still gets, after
+// a reconnect, a message stored while it was disconnected: the resubscribe's
+// since counts such an event from when it arrived, not from its created_at
+// (before the fix: since = that created_at minus the margin, and every
+// message sent during the drop was skipped for good).
+func TestResubscribeAfterFutureEventKeepsMissed(t *testing.T) {
+	th := startHub(t, nil)
+	admin := connect(t, th.URL, th.admin, client.Options{})
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
+		t.Fatal(err)
+	}
+	// The reader reconnects 2 to 4 s after a drop, long after the message
+	// below is stored.
+	reader := connect(t, th.URL, th.member(t, admin), client.Options{MinBackoff: 4 * time.Second})
+	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.EOSE()
+	ahead := client.Message("c", "dated five minutes ahead")
+	ahead.CreatedAt = nostr.Now() + 300
+	if _, err := admin.Publish(ctx, ahead); err != nil {
+		t.Fatal(err)
+	}
+	next := func() nostr.Event {
+		t.Helper()
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				t.Fatalf("subscription ended: %v", sub.Err())
+			}
+			return ev
+		case <-time.After(30 * time.Second):
+			t.Fatal("nothing delivered within 30 s")
+		}
+		return nostr.Event{}
+	}
+	if ev := next(); ev.Content != ahead.Content {
+		t.Fatalf("first delivery %q", ev.Content)
+	}
+	if th.kickAll() == 0 {
+		t.Fatal("nothing kicked")
+	}
+	missed, err := admin.Publish(ctx, client.Message("c", "sent while the reader was away"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(); ev.ID != missed.ID {
+		t.Fatalf("after the reconnect: %q, not the message sent during the drop", ev.Content)
+	}
+}
