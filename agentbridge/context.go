@@ -46,7 +46,12 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 	defer cancel()
 	c := h.Client()
 	m := c.NewModel()
-	evs, err := r.loadContext(qctx, c, m, t, thread)
+	scope := t.Channel
+	if thread {
+		scope = "thread:" + t.Root
+	}
+	seen := r.state.Seen(session, scope)
+	evs, err := r.loadContext(qctx, c, m, t, thread, seen)
 	if err != nil {
 		r.log.Warn("could not load the prompt's context; prompting without it", "channel", t.Channel, "err", err)
 		return pc
@@ -62,7 +67,6 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 	} else {
 		pc.scope, rows = t.Channel, m.Main(t.Channel)
 	}
-	seen := r.state.Seen(session, pc.scope)
 	inBatch := map[string]bool{}
 	for _, b := range batch {
 		inBatch[b.ID] = true
@@ -92,12 +96,18 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 }
 
 // loadContext loads into m the thread of t (root and replies) or the
-// newest page of t's channel, with overlays and names.
-func (r *runner) loadContext(ctx context.Context, c *client.Client, m *chat.Model, t *Mention, thread bool) ([]nostr.Event, error) {
+// newest rows of t's channel from the second of the seen mark on, with
+// overlays and names.
+func (r *runner) loadContext(ctx context.Context, c *client.Client, m *chat.Model, t *Mention, thread bool, seen SeenMark) ([]nostr.Event, error) {
 	if thread {
 		return c.LoadThread(ctx, m, t.Channel, t.Root)
 	}
-	return c.LoadPage(ctx, m, t.Channel, contextScan, nil)
+	f := nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {t.Channel}}, Limit: contextScan}
+	if seen.At > 0 {
+		since := nostr.Timestamp(seen.At / 1000)
+		f.Since = &since
+	}
+	return c.LoadRows(ctx, m, f)
 }
 
 // renderContext writes rows (oldest first) as the context block, keeping

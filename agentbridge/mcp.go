@@ -97,7 +97,7 @@ func hiveReadTool(req acp.RequestPermissionRequest) bool {
 		names = append(names, string(raw))
 	}
 	for _, n := range names {
-		for _, tool := range agentmcp.ReadTools {
+		for _, tool := range agentmcp.ReadTools() {
 			if strings.Contains(n, "mcp__"+hiveServer+"__"+tool) {
 				return true
 			}

@@ -17,7 +17,9 @@ import (
 
 // ReadTools are the tools that only read, which the bridge lets run
 // without asking the owner.
-var ReadTools = []string{"read_thread", "read_channel", "list_channels", "list_members", "get_event", "search"}
+func ReadTools() []string {
+	return []string{"read_thread", "read_channel", "list_channels", "list_members", "get_event", "search"}
+}
 
 type threadIn struct {
 	EventID string `json:"event_id,omitempty" jsonschema:"a message of the thread (default: the thread you were asked in)"`

@@ -12,7 +12,7 @@ import (
 )
 
 // WriteTools are the tools that post; they follow the agent's permissions.
-var WriteTools = []string{"post_message", "react"}
+func WriteTools() []string { return []string{"post_message", "react"} }
 
 type postIn struct {
 	Text     string `json:"text" jsonschema:"the message"`

@@ -31,7 +31,12 @@ func (c *Client) NewModel() *chat.Model { return chat.New(c.Member()) }
 // before until (nil: the newest), their overlays by #e, and the profiles
 // of the keys they show. It returns the rows' events, oldest first.
 func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, limit int, until *nostr.Timestamp) ([]nostr.Event, error) {
-	f := nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until}
+	return c.LoadRows(ctx, m, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until})
+}
+
+// LoadRows loads into m the rows f matches, their overlays by #e and the
+// profiles of the keys they show. It returns the rows' events.
+func (c *Client) LoadRows(ctx context.Context, m *chat.Model, f nostr.Filter) ([]nostr.Event, error) {
 	evs, err := c.Query(ctx, f)
 	if err != nil {
 		return nil, err

@@ -94,6 +94,15 @@ func TestBridgeClaudeHiveReadTools(t *testing.T) {
 		return f.Turn == m2.ID && strings.Contains(string(f.Msg), `"stopReason"`)
 	})
 	keyNeverShown(t, e, frames)
+	asked := 0
+	for _, f := range frames {
+		if method(f) == "session/request_permission" && strings.Contains(string(f.Msg), "mcp__hive__") {
+			asked++
+		}
+	}
+	if asked == 0 { // asked, and allowed by the bridge although permissions = "deny"
+		t.Fatal("the adapter asked no permission for the hive tools: the bridge's own allow is untested")
+	}
 }
 
 // keyNeverShown checks that the agent's secret key is in no observer frame
