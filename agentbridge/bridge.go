@@ -154,6 +154,11 @@ type runner struct {
 	ctx context.Context // run's, for work started by the agent's own lines
 
 	hiveMCP bool // sessions get the "hive" MCP server (mcp.go)
+
+	// The agent's newest message from before this run started, once
+	// looked up (mayHaveReplied; the mention loop's own).
+	ownKnown bool
+	ownLast  nostr.Timestamp
 }
 
 func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
