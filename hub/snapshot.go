@@ -21,8 +21,8 @@ func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event,
 		return nil, err
 	}
 	var out []*nostr.Event
-	sign := func(kind int, content string, tags nostr.Tags) error {
-		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(at), Content: content, Tags: tags}
+	sign := func(kind int, content string, tags nostr.Tags, when int64) error {
+		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(when), Content: content, Tags: tags}
 		if err := ev.Sign(h.keys.SecretHex); err != nil {
 			return err
 		}
@@ -39,7 +39,7 @@ func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event,
 		if c.deleted {
 			tags = append(tags, nostr.Tag{"archived", "true"})
 		}
-		if err := sign(kinds.GroupMetadata, "", tags); err != nil {
+		if err := sign(kinds.GroupMetadata, "", tags, at); err != nil {
 			return nil, err
 		}
 	}
@@ -62,10 +62,10 @@ func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event,
 			}
 		}
 		rows.Close()
-		if err := sign(kinds.GroupAdmins, "", admins); err != nil {
+		if err := sign(kinds.GroupAdmins, "", admins, at); err != nil {
 			return nil, err
 		}
-		if err := sign(kinds.GroupMembers, "", members); err != nil {
+		if err := sign(kinds.GroupMembers, "", members, at); err != nil {
 			return nil, err
 		}
 	}
@@ -75,7 +75,10 @@ func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event,
 		if ch.target != "" {
 			tags = append(tags, nostr.Tag{"p", ch.target})
 		}
-		if err := sign(kinds.SystemRow, string(body), tags); err != nil {
+		// The row is dated by what it reports, not by the state clock (which
+		// moves the replaceable snapshots a second on when two changes share
+		// one), so it sits among the messages where the change happened.
+		if err := sign(kinds.SystemRow, string(body), tags, int64(trigger.CreatedAt)); err != nil {
 			return nil, err
 		}
 	}
