@@ -102,6 +102,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	defer stopTyping()
 	go r.typing(typingCtx, t)
+	r.receipt(batch, kinds.ReceiptWorking, "", "")
 
 	notice, err := r.ensureSession(ctx, s, p, t)
 	if err != nil {
@@ -343,7 +344,20 @@ func (r *runner) cancelSession(p *agentProc, session string) {
 // hub refuses for good (invalid:, restricted:, ...: retrying cannot change
 // it) is replaced by a short failure reply with the same tags, so the
 // mention is still answered once; transient errors are retried by publish.
+// Each mention then gets its receipt: answered, or failed with the reason.
 func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
+	r.postAnswer(ctx, batch, text, "")
+}
+
+// postFailure posts a failure reply (a reply like any other, so the mention
+// is answered once) and failed receipts with the reason.
+func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
+	r.postAnswer(ctx, batch, "⚠️ "+why, why)
+}
+
+// postAnswer is postReply with failed = the reason when the text reports a
+// failure.
+func (r *runner) postAnswer(ctx context.Context, batch []Mention, text, failed string) {
 	ev := replyEvent(batch, text)
 	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
 	defer cancel()
@@ -351,10 +365,12 @@ func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 	if err != nil && refusedForGood(err) {
 		r.log.Warn("the hub refused the reply; posting a failure reply instead", "channel", batch[0].Channel, "bytes", len(ev.Content), "err", err)
 		ev = replyEvent(batch, refusedNote(err))
+		failed = strings.TrimPrefix(ev.Content, "⚠️ ")
 		err = r.publish(pctx, ev)
 	}
 	if err != nil {
 		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
+		r.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
 		return
 	}
 	for _, ptr := range pointerEvents(batch, ev) {
@@ -363,12 +379,11 @@ func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 		}
 	}
 	r.state.MarkAnswered(batch, 0)
-}
-
-// postFailure posts a failure reply (a reply like any other, so the mention
-// is answered once).
-func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
-	r.postReply(ctx, batch, "⚠️ "+why)
+	if failed != "" {
+		r.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
+	} else {
+		r.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
+	}
 }
 
 // typing publishes typing indicators in the turn's channel until ctx ends,
