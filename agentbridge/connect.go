@@ -334,10 +334,11 @@ func (r *runner) repliedOnHub(ctx context.Context, h Hub, id string) bool {
 	return false
 }
 
-// publishProfile publishes the agent's kind 0 with the owner's tag and a
-// bot marker, so the owner relation is in the log.
+// publishProfile publishes the agent's kind 0 (its persona's name, about
+// and picture, else its config name) with the owner's tag and a bot marker,
+// so the owner relation is in the log.
 func (r *runner) publishProfile(ctx context.Context, h Hub) error {
-	content, _ := json.Marshal(map[string]any{"name": r.cfg.Name, "about": "ACP agent on hive bridge", "bot": true})
+	content, _ := json.Marshal(r.profile())
 	ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{r.tag, {"bot"}}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -352,6 +353,3 @@ func (r *runner) presence(ctx context.Context, h Hub, status string) {
 	defer cancel()
 	h.Publish(pctx, &nostr.Event{Kind: kinds.Presence, CreatedAt: nostr.Now(), Content: status, Tags: nostr.Tags{}})
 }
-
-// displayName is the agent's name on the hub (its kind 0 name).
-func (r *runner) displayName() string { return r.cfg.Name }

@@ -38,6 +38,7 @@ type turn struct {
 	finished  bool // the prompt returned: later lines of the session are not this turn's
 	text      strings.Builder
 	stopNote  string // why the turn was stopped early, for the reply
+	preface   string // a new session's first block: the persona's instructions
 }
 
 // ref names the turn in observer frames; the lines of a session/load (its
@@ -215,7 +216,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			t.mu.Lock()
 			t.session, t.loading = ref.Session, true
 			t.mu.Unlock()
-			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel)})
+			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
 			t.mu.Lock() // the response line was routed before LoadSession returned
 			t.loading = false
 			t.mu.Unlock()
@@ -234,13 +235,13 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			r.log.Warn("session/load failed", "channel", t.channel, "session", ref.Session, "err", err)
 		}
 	}
-	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel)})
+	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
 	if err != nil {
 		return "", err
 	}
 	id := string(res.SessionId)
 	t.mu.Lock()
-	t.session = id
+	t.session, t.preface = id, r.instructionsBlock(p)
 	t.mu.Unlock()
 	if err := r.pin(cctx, p, id, res.ConfigOptions); err != nil {
 		return "", err
@@ -276,6 +277,9 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 	session := t.Session()
 	pc := r.buildContext(ctx, r.currentHub(), session, t.batch)
 	var blocks []acp.ContentBlock
+	if t.preface != "" {
+		blocks = append(blocks, acp.TextBlock(t.preface))
+	}
 	for _, s := range promptText(pc.text, t.batch, pc.names) {
 		blocks = append(blocks, acp.TextBlock(s))
 	}
