@@ -4,20 +4,14 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import WebSocket from 'ws'
-import { startHub, waitFor } from './lib/hub.js'
+import { generalHub, waitFor } from './lib/hub.js'
 import { HubConnection } from '../src/hub/connection.js'
 import { localSigner } from '../src/hub/signer.js'
 import { generateSecretKey, encodeNpub, publicKeyOf } from '../src/keys/index.js'
 
 let hub, alice, bob
-before(async () => {
-  hub = await startHub()
-  alice = await hub.member('alice')
-  bob = await hub.member('bob')
-  await hub.as(alice, ['channel', 'create', 'general'])
-  await hub.as(bob, ['channel', 'join', 'general'])
-})
-after(async () => { if (hub) await hub.stop() })
+before(async () => { ({ hub, alice, bob } = await generalHub()) })
+after(() => hub?.stop())
 
 test('a key that is not a member is refused with the hub reason, once, without retrying', async () => {
   const sk = generateSecretKey()

@@ -12,6 +12,10 @@ import WebSocket from 'ws'
 import { generateSecretKey, publicKeyOf, encodeNsec, encodeNpub, decodeNsec } from '../../src/keys/index.js'
 import { HubConnection } from '../../src/hub/connection.js'
 import { localSigner } from '../../src/hub/signer.js'
+import { deviceProfileEvent } from '../../src/hub/send.js'
+import { schnorr } from '@noble/curves/secp256k1.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '../../src/keys/hex.js'
 
 /** BIN is the hive binary the tests run. */
 export const BIN = process.env.HIVE_BIN || fileURLToPath(new URL('../../../bin/hive', import.meta.url))
@@ -128,4 +132,35 @@ export class Hub {
 export async function startHub (args = []) {
   const dir = mkdtempSync(join(tmpdir(), 'hive-web-'))
   return new Hub(dir, await freePort(), args).start()
+}
+
+/**
+ * attestDevice signs, as owner (secret key bytes), a NIP-OA device
+ * attestation of devicePk as hive pair does (the device clause, valid from
+ * a second ago for a day) and returns the auth tag.
+ */
+export function attestDevice (ownerSk, devicePk, now = Math.floor(Date.now() / 1000)) {
+  const conds = `created_at>0&created_at>${now - 1}&created_at<${now + 86400}`
+  const h = sha256(new TextEncoder().encode(`nostr:agent-auth:${devicePk}:${conds}`))
+  return ['auth', publicKeyOf(ownerSk), conds, bytesToHex(schnorr.sign(h, ownerSk))]
+}
+
+/** device makes a paired device of member m on hub: a key, its attestation and its published device profile; {sk, pk, authTag, conn}. */
+export async function device (hub, m, name = 'laptop') {
+  const sk = generateSecretKey()
+  const pk = publicKeyOf(sk)
+  const authTag = attestDevice(m.sk, pk)
+  const conn = await hub.connect(sk, { authTag })
+  await conn.publish(deviceProfileEvent(name, authTag))
+  return { sk, pk, authTag, conn }
+}
+
+/** generalHub is a hub with members alice and bob in the open channel general (alice created it). */
+export async function generalHub () {
+  const hub = await startHub()
+  const alice = await hub.member('alice')
+  const bob = await hub.member('bob')
+  await hub.as(alice, ['channel', 'create', 'general'])
+  await hub.as(bob, ['channel', 'join', 'general'])
+  return { hub, alice, bob }
 }
