@@ -9,6 +9,19 @@ import { dayOf, dayTitle } from './time.js';
 // GROUP_GAP is how far apart (s) two rows of one author still show under one name.
 const GROUP_GAP = 5 * 60;
 
+// place makes el's children the nodes of out, touching only what changed:
+// a node that stays where it is is not moved, so the focus inside it (an
+// open editor, a focused message) survives a live update.
+function place(el, out) {
+  const want = new Set(out);
+  for (const c of [...el.children]) if (!want.has(c)) c.remove();
+  let cur = el.firstChild;
+  for (const n of out) {
+    if (n === cur) cur = cur.nextSibling;
+    else el.insertBefore(n, cur);
+  }
+}
+
 /** Timeline renders rows into a scrolling element. */
 export class Timeline {
   /** ctx: own(pk), name(pk), label(pk), text(row), mentionsMe(row), openThread, react, toggleReaction, edit, remove, older(). */
@@ -50,18 +63,26 @@ export class Timeline {
     const anchor = !atBottom && this.firstVisible();
     const anchorTop = anchor ? anchor.getBoundingClientRect().top : 0;
     this.canOlder = opts.canOlder;
+    const focused = document.activeElement?.closest?.('[data-testid="message"]');
+    const focusedId = focused && el.contains(focused) ? focused.dataset.eventId : '';
     const out = [];
-    if (opts.canOlder) out.push(h('button', { type: 'button', class: 'older', 'data-testid': 'load-older', onclick: () => this.loadOlder() }, 'Show older messages'));
-    else if (!rows.length) out.push(h('p', { class: 'dim day' }, opts.empty || 'No messages yet.'));
+    const marks = new Map(); // separators and buttons, reused by key like the rows
+    const mark = (k, make) => {
+      const n = this.marks?.get(k) || make();
+      marks.set(k, n);
+      out.push(n);
+    };
+    if (opts.canOlder) mark('older', () => h('button', { type: 'button', class: 'older', 'data-testid': 'load-older', onclick: () => this.loadOlder() }, 'Show older messages'));
+    else if (!rows.length) mark('empty:' + (opts.empty || ''), () => h('p', { class: 'dim day' }, opts.empty || 'No messages yet.'));
     const keep = new Map();
     let prev = null;
     for (const row of rows) {
       if (!prev || dayOf(prev.created_at) !== dayOf(row.created_at)) {
-        out.push(h('div', { class: 'day', role: 'separator' }, dayTitle(row.created_at)));
+        mark('day:' + dayOf(row.created_at), () => h('div', { class: 'day', role: 'separator' }, dayTitle(row.created_at)));
         prev = null;
       }
       if (row.id === opts.divider && !opts.inThread) {
-        out.push(h('div', { class: 'divider', 'data-testid': 'new-messages', role: 'separator' }, 'new messages'));
+        mark('divider', () => h('div', { class: 'divider', 'data-testid': 'new-messages', role: 'separator' }, 'new messages'));
         prev = null;
       }
       const view = this.view(row, prev, opts);
@@ -75,7 +96,9 @@ export class Timeline {
       prev = row;
     }
     this.nodes = keep;
-    el.replaceChildren(...out);
+    this.marks = marks;
+    place(el, out);
+    if (focusedId && !el.contains(document.activeElement)) this.nodes.get(focusedId)?.node.focus(); // a rebuilt row keeps the focus
     if (atBottom) {
       el.scrollTop = el.scrollHeight;
       this.stuck = true;
