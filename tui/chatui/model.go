@@ -78,9 +78,11 @@ type Model struct {
 	sideLines []string   // channel id per sidebar line (mouse clicks)
 	pane      *agentPane // the member's own agent's live transcript, nil without one
 	help      bool
-	version   int       // bumped by every change of what the timeline shows
-	drawn     renderKey // what the timeline was last rendered from
-	blurred   bool      // the terminal lost focus: nothing is marked read
+	version   int                 // bumped by every change of what the timeline shows
+	drawn     renderKey           // what the timeline was last rendered from
+	drawnRows map[string][]string // rendered rows by everything their look depends on
+	md        *markdown
+	blurred   bool // the terminal lost focus: nothing is marked read
 	info      string
 	infoErr   bool
 	online    bool
@@ -106,7 +108,7 @@ func New(ctx context.Context, c *client.Client, opt Options) *Model {
 	m := &Model{
 		ctx: ctx, c: c, opt: opt, keys: opt.Keys,
 		chat: c.NewModel(), events: map[string]nostr.Event{}, rp: chat.Positions{},
-		drafts: map[string]string{}, composer: ta, timeline: viewport.New(60, 10),
+		drafts: map[string]string{}, drawnRows: map[string][]string{}, md: newMarkdown(), composer: ta, timeline: viewport.New(60, 10),
 		online: true, w: 80, h: 24,
 	}
 	m.chat.SetClock(opt.Now)
