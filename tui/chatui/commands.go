@@ -93,6 +93,7 @@ func (m *Model) cmdJoin(arg string) tea.Cmd {
 }
 
 func (m *Model) cmdLeave(string) tea.Cmd {
+	m.leaving = m.cur
 	return m.publishing(client.ChannelLeave(m.cur), "left #"+m.channel().Name, doneMsg{reload: true})
 }
 

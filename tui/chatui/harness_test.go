@@ -29,6 +29,7 @@ import (
 type world struct {
 	url        string
 	alice, bob *client.Client
+	aliceKeys  identity.Keys
 }
 
 func newWorld(t testing.TB) *world {
@@ -63,6 +64,9 @@ func newWorld(t testing.TB) *world {
 		c    **client.Client
 	}{{"alice", &w.alice}, {"bob", &w.bob}} {
 		k, _ := identity.GenerateKeys()
+		if p.name == "alice" {
+			w.aliceKeys = k
+		}
 		must(ad, client.MemberAdd(k.PublicHex))
 		*p.c = w.connect(t, k)
 		must(*p.c, nostr.Event{Kind: kinds.Profile, Content: `{"name":"` + p.name + `"}`, Tags: nostr.Tags{}})
@@ -75,7 +79,13 @@ func newWorld(t testing.TB) *world {
 
 func (w *world) connect(t testing.TB, k identity.Keys) *client.Client {
 	t.Helper()
-	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.url}, Keys: k, MinBackoff: 50 * time.Millisecond})
+	return w.connectTagged(t, k, nil)
+}
+
+// connectTagged connects as k with an owner's NIP-OA auth tag (nil: none).
+func (w *world) connectTagged(t testing.TB, k identity.Keys, tag nostr.Tag) *client.Client {
+	t.Helper()
+	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.url}, Keys: k, AuthTag: tag, MinBackoff: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
