@@ -17,6 +17,7 @@ import (
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/sqlite"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
@@ -139,4 +140,12 @@ func stored(t *testing.T, c *client.Client, kind int, author string, ok func(nos
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// run types a composer line, sends it, and waits for every one of want.
+func run(t *testing.T, tm *teatest.TestModel, line string, want ...string) {
+	t.Helper()
+	tm.Type(line)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOut(t, tm, want...)
 }

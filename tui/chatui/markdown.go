@@ -79,7 +79,7 @@ func (md *markdown) render(text string, width int) []string {
 	}
 	lines := strings.Split(keepSGR(s), "\n")
 	for i := range lines {
-		lines[i] = strings.TrimRight(lines[i], " ")
+		lines[i] = trimStyledRight(lines[i])
 	}
 	for len(lines) > 1 && strings.TrimSpace(lines[0]) == "" {
 		lines = lines[1:]
@@ -88,6 +88,25 @@ func (md *markdown) render(text string, width int) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
+}
+
+// trimStyledRight drops the trailing spaces glamour pads a line with, also
+// when they sit inside colour sequences (then a reset ends the line).
+func trimStyledRight(l string) string {
+	styled := false
+	for {
+		t := strings.TrimRight(l, " ")
+		if strings.HasSuffix(t, "m") {
+			if i := strings.LastIndex(t, "\x1b["); i >= 0 && strings.Trim(t[i+2:len(t)-1], "0123456789;:") == "" {
+				l, styled = t[:i], true
+				continue
+			}
+		}
+		if styled {
+			return t + "\x1b[0m"
+		}
+		return t
+	}
 }
 
 // looksLikeMarkdown reports whether text has anything markdown would

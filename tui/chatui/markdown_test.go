@@ -57,3 +57,17 @@ func TestPlainTextSkipsMarkdown(t *testing.T) {
 		t.Fatalf("plain text wrapped to %q", got)
 	}
 }
+
+// A rendered line in colour ends without glamour's padding, so a short
+// message sits on its author's line.
+func TestMarkdownLinesUnpadded(t *testing.T) {
+	for in, want := range map[string]string{
+		"a \x1b[38;5;252m \x1b[0m\x1b[38;5;252m  \x1b[0m": "a\x1b[0m",
+		"\x1b[1mbold\x1b[0m   ":                           "\x1b[1mbold\x1b[0m",
+		"plain  ":                                         "plain",
+	} {
+		if got := trimStyledRight(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

@@ -77,8 +77,9 @@ type Model struct {
 	focus     focus
 	composer  textarea.Model
 	timeline  viewport.Model
-	sideLines []string   // channel id per sidebar line (mouse clicks)
-	pane      *agentPane // the member's own agent's live transcript, nil without one
+	sideLines []string    // channel id per sidebar line (mouse clicks)
+	pane      *agentPane  // the member's own agent's live transcript, nil without one
+	search    *searchView // the last /search's results while shown
 	help      bool
 	version   int                 // bumped by every change of what the timeline shows
 	drawn     renderKey           // what the timeline was last rendered from

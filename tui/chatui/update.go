@@ -69,6 +69,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case channelsMsg:
 		cmds = append(cmds, m.setChannels(msg))
+	case searchedMsg:
+		m.searched(msg)
 	case sentMsg:
 		cmds = append(cmds, m.sent(msg))
 	case doneMsg:
@@ -192,6 +194,9 @@ func (m *Model) closeSomething() {
 	switch {
 	case m.comp.active():
 		m.comp = completion{}
+	case m.search != nil:
+		m.search = nil
+		m.info = ""
 	case m.editing != "":
 		m.editing = ""
 		m.composer.Reset()

@@ -26,6 +26,9 @@ func (m *Model) View() string {
 	if m.pane != nil && m.pane.open {
 		body = m.paneView(mainW, m.timeline.Height)
 	}
+	if m.search != nil {
+		body = m.searchLines(mainW, m.timeline.Height)
+	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
 	info := m.info
 	if m.infoErr {
