@@ -27,6 +27,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/tidwall/gjson v1.18.0
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/term v0.36.0
 )
 
