@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,14 +59,14 @@ type webHub struct {
 }
 
 // startWebHub starts a TLS hub in a fresh data directory with extra serve flags.
-func startWebHub(t *testing.T, args ...string) *webHub {
+func startWebHub(t testing.TB, args ...string) *webHub {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "hub")
 	return startWebHubAt(t, data, freeAddr(t), args...)
 }
 
 // startWebHubAt starts (or restarts) a TLS hub on data and addr.
-func startWebHubAt(t *testing.T, data, addr string, args ...string) *webHub {
+func startWebHubAt(t testing.TB, data, addr string, args ...string) *webHub {
 	t.Helper()
 	p := startProc(t, data, addr, append([]string{"--tls", "self-signed"}, args...)...)
 	pin := pinRe.FindString(p.logs())
@@ -77,7 +78,7 @@ func startWebHubAt(t *testing.T, data, addr string, args ...string) *webHub {
 
 // browser is one headless Chromium with one tab.
 type browser struct {
-	t         *testing.T
+	t         testing.TB
 	ctx       context.Context
 	artifacts string
 
@@ -87,7 +88,7 @@ type browser struct {
 
 // artifactDir is where a test's screenshots go: $HIVE_TEST_ARTIFACTS/<test>,
 // else a directory that outlives the test (logged).
-func artifactDir(t *testing.T) string {
+func artifactDir(t testing.TB) string {
 	t.Helper()
 	name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(t.Name(), "_")
 	if root := os.Getenv("HIVE_TEST_ARTIFACTS"); root != "" {
@@ -106,7 +107,7 @@ func artifactDir(t *testing.T) string {
 
 // newBrowser starts Chromium trusting the certificate with pin (sha256/...),
 // with a fresh profile. It is closed when the test ends.
-func newBrowser(t *testing.T, pin string) *browser {
+func newBrowser(t testing.TB, pin string) *browser {
 	t.Helper()
 	exe := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -166,11 +167,19 @@ func (b *browser) consoleErrors() []string {
 	return append([]string(nil), b.problems...)
 }
 
-// noConsoleErrors fails the test if the page reported any error.
-func (b *browser) noConsoleErrors() {
+// noConsoleErrors fails the test if the page reported an error other than
+// those containing one of expected (a test that kills the hub expects the
+// browser's own "WebSocket connection ... failed").
+func (b *browser) noConsoleErrors(expected ...string) {
 	b.t.Helper()
-	if p := b.consoleErrors(); len(p) > 0 {
-		b.t.Fatalf("the page reported %d errors:\n%s", len(p), strings.Join(p, "\n"))
+	var bad []string
+	for _, p := range b.consoleErrors() {
+		if !slices.ContainsFunc(expected, func(e string) bool { return strings.Contains(p, e) }) {
+			bad = append(bad, p)
+		}
+	}
+	if len(bad) > 0 {
+		b.t.Fatalf("the page reported %d errors:\n%s", len(bad), strings.Join(bad, "\n"))
 	}
 }
 
@@ -201,6 +210,13 @@ func runIn[T any](b *browser, what string, a chromedp.Action[T]) T {
 func evalAs[T any](b *browser, js string) T {
 	b.t.Helper()
 	return runIn(b, "eval "+js, chromedp.Evaluate[T](js))
+}
+
+// awaitAs evaluates a JS expression that gives a promise and decodes what
+// it resolves to.
+func awaitAs[T any](b *browser, js string) T {
+	b.t.Helper()
+	return runIn(b, "await "+js, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 }
 
 // tid is the CSS selector of a data-testid (spec/web.md).

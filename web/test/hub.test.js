@@ -4,9 +4,11 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import WebSocket from 'ws'
-import { generalHub, waitFor } from './lib/hub.js'
+import { generalHub, device, waitFor } from './lib/hub.js'
 import { HubConnection } from '../src/hub/connection.js'
-import { localSigner } from '../src/hub/signer.js'
+import { localSigner, nip07Signer } from '../src/hub/signer.js'
+import { finalizeEvent } from 'nostr-tools/pure'
+import * as nip44 from 'nostr-tools/nip44'
 import { generateSecretKey, encodeNpub, publicKeyOf } from '../src/keys/index.js'
 
 let hub, alice, bob
@@ -87,4 +89,45 @@ test('after kill -9 and a restart: reconnect, catch up what was sent meanwhile (
   assert.equal(new Set(ids).size, ids.length, 'an event delivered twice: ' + got.map(e => e.content).join(' | '))
   const all = await reader.query([{ kinds: [9], '#h': ['general'] }])
   assert.deepEqual([...ids].sort(), all.map(e => e.id).sort(), 'the subscription holds every stored message once')
+})
+
+test('a revoked device is cut off with the hub reason and does not retry', async () => {
+  const d = await device(hub, alice, 'old-phone')
+  const states = []
+  d.conn.on('state', s => states.push(s))
+  const live = []
+  d.conn.subscribe([{ kinds: [9], '#h': ['general'] }], { onevent: ev => live.push(ev) })
+  await hub.as(alice, ['device', 'revoke', '--device', d.pk])
+  const refused = await waitFor(() => states.find(s => s.state === 'refused'), 10000, 'the refusal')
+  assert.match(refused.reason, /^restricted: /)
+  assert.match(refused.reason, /revoked/)
+  await new Promise(r => setTimeout(r, 1000))
+  assert.deepEqual(states.map(s => s.state), ['refused'], 'no reconnect after the cut-off')
+  await assert.rejects(d.conn.publish({ kind: 9, tags: [['h', 'general']], content: 'after the revocation' }), /revoked/)
+  const again = new HubConnection({ url: hub.url, signer: localSigner(d.sk), authTag: d.authTag, WebSocket })
+  await assert.rejects(again.start(), e => /^restricted: .*revoked/.test(e.reason))
+})
+
+test('a NIP-07 extension signs: AUTH, publish and NIP-44 go through window.nostr', async () => {
+  // an object with the NIP-07 interface (what an extension puts at window.nostr), holding bob's key
+  const calls = []
+  const ext = {
+    getPublicKey: async () => { calls.push('getPublicKey'); return bob.pk },
+    signEvent: async tpl => { calls.push('signEvent:' + tpl.kind); return finalizeEvent(tpl, bob.sk) },
+    nip44: {
+      encrypt: async (pk, text) => { calls.push('nip44.encrypt'); return nip44.encrypt(text, nip44.getConversationKey(bob.sk, pk)) },
+      decrypt: async (pk, ct) => { calls.push('nip44.decrypt'); return nip44.decrypt(ct, nip44.getConversationKey(bob.sk, pk)) }
+    }
+  }
+  const c = new HubConnection({ url: hub.url, signer: nip07Signer(ext), WebSocket })
+  hub.conns.push(c)
+  await c.start()
+  assert.equal(c.pubkey, bob.pk)
+  const ev = await c.publish({ kind: 9, tags: [['h', 'general']], content: 'signed by the extension' })
+  assert.equal(ev.pubkey, bob.pk)
+  assert.deepEqual(calls, ['getPublicKey', 'signEvent:22242', 'signEvent:9'])
+  const ct = await c.signer.nip44Encrypt(alice.pk, 'secret')
+  assert.equal(await localSigner(alice.sk).nip44Decrypt(bob.pk, ct), 'secret')
+  assert.throws(() => nip07Signer(undefined), /no NIP-07 extension/)
+  await assert.rejects(nip07Signer({ getPublicKey: ext.getPublicKey, signEvent: ext.signEvent }).nip44Decrypt(alice.pk, ct), /has no NIP-44/)
 })
