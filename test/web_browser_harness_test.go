@@ -219,13 +219,6 @@ func evalAs[T any](b *browser, js string) T {
 	return runIn(b, "eval "+js, chromedp.Evaluate[T](js))
 }
 
-// awaitAs evaluates a JS expression that gives a promise and decodes what
-// it resolves to.
-func awaitAs[T any](b *browser, js string) T {
-	b.t.Helper()
-	return runIn(b, "await "+js, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
-}
-
 // tid is the CSS selector of a data-testid (spec/web.md).
 func tid(id string) string { return `[data-testid="` + id + `"]` }
 
