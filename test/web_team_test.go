@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr/nip19"
 )
@@ -221,4 +222,15 @@ func (p *tailProc) until(what string, pred func(rowJSON) bool) rowJSON {
 			p.t.Fatalf("hive tail printed no %s within %s", what, waitTimeout)
 		}
 	}
+}
+
+// memberClient connects as the key of a CLI profile.
+func (w *webTeam) memberClient(t testing.TB, profile string) *client.Client {
+	t.Helper()
+	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.h.WS}, Keys: keyOf(t, profileOf(t, w.cli, profile).Key), Pin: w.h.Pin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
