@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build run test test-go test-interop test-adapters-deps test-web-node vet bench bench-quick bench-bridge fuzz soak clean
+.PHONY: build run test test-go test-interop test-adapters-deps test-web-node web web-check web-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hive
@@ -24,7 +24,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet -tags $(TAGS) ./...
 
-test: vet test-go test-interop test-web-node
+test: vet web-check test-go test-interop test-web-node
 
 # The closed-hub tests (and the search tests over the real binary) run a
 # second time over the PostgreSQL log (the tests
@@ -66,6 +66,23 @@ $(WEB)/node_modules/.hive-installed: $(WEB)/package.json $(WEB)/package-lock.jso
 	@command -v node >/dev/null || { echo "node is required for the web chat's tests (install Node.js 20+)"; exit 1; }
 	cd $(WEB) && npm ci --no-audit --no-fund --silent
 	touch $@
+
+# The web chat's page: its sources build into web/dist, which is committed
+# and embedded by go:embed, so `make run` and `go build` need no Node. `make
+# web` rebuilds it; `make web-check` fails when the committed web/dist is not
+# what the sources build.
+web-deps: $(WEB)/node_modules/.hive-installed
+
+web: web-deps
+	cd $(WEB) && node build.mjs
+
+web-check: web-deps
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	(cd $(WEB) && node build.mjs "$$tmp/dist") && \
+	if ! diff -r $(WEB)/dist "$$tmp/dist" >/dev/null; then \
+		echo "web/dist is not what web/src builds: run make web and commit web/dist"; \
+		diff -r $(WEB)/dist "$$tmp/dist" | head -20; exit 1; \
+	fi
 
 bench:
 	cd bench && $(GO) run -tags $(TAGS) . -write-readme $(BENCHFLAGS)
