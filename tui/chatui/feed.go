@@ -130,10 +130,7 @@ func (m *Model) follow(since nostr.Timestamp) {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.stopFeed = cancel
-	ids := make([]string, len(m.channels))
-	for i, ch := range m.channels {
-		ids[i] = ch.ID
-	}
+	ids := m.channelIDs()
 	live := append(append(client.TimelineKinds(), client.OverlayKinds()...), kinds.Typing)
 	filters := []nostr.Filter{
 		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers}, Since: &since},

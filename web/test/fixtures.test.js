@@ -14,8 +14,8 @@ const dir = fileURLToPath(new URL('../../spec/fixtures/', import.meta.url))
 const files = readdirSync(dir).filter(f => f.endsWith('.json')).sort()
 
 // The row fields client/chat marshals with omitempty, and those a fixture checks only where it gives them.
-const omitEmpty = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'replies', 'last_reply']
-const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at']
+const omitEmpty = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'receipts', 'replies', 'last_reply']
+const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at', 'receipts']
 
 function empty (v) { return v === false || v === '' || v === 0 || v == null || (Array.isArray(v) && v.length === 0) }
 

@@ -29,14 +29,19 @@ export const KIND = Object.freeze({
   GroupAdmins: 39001,
   GroupMembers: 39002,
   Edit: 40003,
+  Receipt: 40010,
+  AgentStatus: 10451,
   SystemRow: 40099
 })
+
+/** RECEIPT_STATUSES are the status values of an agent receipt (spec/agents.md, "Receipts"). */
+export const RECEIPT_STATUSES = Object.freeze(['queued', 'working', 'answered', 'failed', 'not-answered'])
 
 /** CONTENT_KINDS are the content partition: timeline rows that count as unread. */
 export const CONTENT_KINDS = Object.freeze([KIND.Message])
 
 /** OVERLAY_KINDS are the aux-overlay partition: they modify a row and are fetched by #e. */
-export const OVERLAY_KINDS = Object.freeze([KIND.Deletion, KIND.Reaction, KIND.DeleteInChannel, KIND.Edit])
+export const OVERLAY_KINDS = Object.freeze([KIND.Deletion, KIND.Reaction, KIND.DeleteInChannel, KIND.Edit, KIND.Receipt])
 
 /** TIMELINE_KINDS are the kinds of timeline rows: content kinds and system rows. */
 export const TIMELINE_KINDS = Object.freeze([...CONTENT_KINDS, KIND.SystemRow])

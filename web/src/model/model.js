@@ -1,7 +1,7 @@
 // The chat model (spec/chat.md): events applied one at a time, in any order
 // and more than once, become what a person sees. A port of client/chat; the
 // fixtures in spec/fixtures pin both down.
-import { KIND, channelOf, isOverlayKind, isRowKind, lastTagValue, millis, replyTo, threadRoot } from './kinds.js'
+import { KIND, RECEIPT_STATUSES, channelOf, isOverlayKind, isRowKind, lastTagValue, millis, replyTo, threadRoot } from './kinds.js'
 import { insert, remove } from './sorted.js'
 import { Names } from './names.js'
 import { Live } from './live.js'
@@ -28,7 +28,7 @@ export class ChatModel {
 
   /**
    * apply applies one event and returns what it changed:
-   * [{op, channel, id, loaded}], op ∈ added, edited, deleted, reacted, named, live, ignored.
+   * [{op, channel, id, loaded}], op ∈ added, edited, deleted, reacted, receipt, named, live, ignored.
    */
   apply (ev) {
     if (ev.kind === KIND.Profile) {
@@ -37,7 +37,7 @@ export class ChatModel {
       if (this.live.apply(ev, this.now())) return [{ op: 'live', channel: channelOf(ev), id: ev.pubkey, loaded: false }]
     } else if (isRowKind(ev.kind)) {
       return this.addRow(ev)
-    } else if (ev.kind === KIND.Edit || ev.kind === KIND.Reaction) {
+    } else if (ev.kind === KIND.Edit || ev.kind === KIND.Reaction || ev.kind === KIND.Receipt) {
       return this.addOverlay(ev)
     } else if (ev.kind === KIND.DeleteInChannel || ev.kind === KIND.Deletion) {
       return this.deleteTargets(ev)
@@ -102,10 +102,11 @@ export class ChatModel {
     const target = lastTagValue(ev, 'e')
     if (!ev.id || !target || this.overlays.has(ev.id)) return [ignored(ev)]
     const o = { id: ev.id, author: ev.pubkey, target, kind: ev.kind, k: { t: millis(ev), id: ev.id }, created: ev.created_at, text: ev.content || '' }
-    let op = 'edited'
-    if (ev.kind === KIND.Reaction) {
-      op = 'reacted'
-      if (o.text === '') o.text = '+'
+    const op = overlayOp(ev.kind)
+    if (ev.kind === KIND.Reaction && o.text === '') o.text = '+'
+    if (ev.kind === KIND.Receipt) {
+      o.status = firstTagValue(ev, 'status')
+      if (!RECEIPT_STATUSES.includes(o.status)) return [ignored(ev)]
     }
     this.overlays.set(o.id, o)
     push(this.byTarget, target, o)
@@ -126,7 +127,7 @@ export class ChatModel {
       if (this.gone.has(id)) continue
       this.gone.add(id)
       const o = this.overlays.get(id)
-      if (o) out.push(this.change(o.kind === KIND.Reaction ? 'reacted' : 'edited', o.target, channelOf(ev)))
+      if (o) out.push(this.change(overlayOp(o.kind), o.target, channelOf(ev)))
       else out.push(this.change('deleted', id, channelOf(ev)))
     }
     return out.length ? out : [ignored(ev)]
@@ -169,4 +170,16 @@ function newRow (ev) {
     r.parent = replyTo(ev)
   }
   return r
+}
+
+// overlayOp is what an overlay of kind n changes.
+function overlayOp (n) {
+  if (n === KIND.Reaction) return 'reacted'
+  if (n === KIND.Receipt) return 'receipt'
+  return 'edited'
+}
+
+function firstTagValue (ev, name) {
+  const t = (ev.tags || []).find(t => t.length >= 2 && t[0] === name)
+  return t ? t[1] : ''
 }

@@ -20,6 +20,7 @@ function view (m, r) {
     reply_to: r.parent,
     mentions: r.mentions,
     reactions: [],
+    receipts: [],
     replies: 0,
     last_reply: 0
   }
@@ -30,8 +31,14 @@ function view (m, r) {
   }
   let edit = null
   const rxs = [] // {emoji, who, first} in first-seen order
+  const receipts = new Map() // agent -> its newest receipt
   for (const o of m.byTarget.get(r.id) || []) {
     if (m.gone.has(o.id)) continue
+    if (o.kind === KIND.Receipt) {
+      const prev = receipts.get(o.author)
+      if (!prev || keyLess(prev.k, o.k)) receipts.set(o.author, o)
+      continue
+    }
     if (o.kind === KIND.Edit) {
       if (!edit || keyLess(edit.k, o.k)) edit = o
       continue
@@ -52,6 +59,15 @@ function view (m, r) {
       .map((x, i) => ({ x, i }))
       .sort((a, b) => (keyLess(a.x.first, b.x.first) ? -1 : keyLess(b.x.first, a.x.first) ? 1 : a.i - b.i))
       .map(({ x }) => ({ emoji: x.emoji, count: x.who.length, who: [...x.who].sort() }))
+  }
+  if (!out.deleted && receipts.size) {
+    out.receipts = [...receipts.values()]
+      .sort((a, b) => (a.author < b.author ? -1 : a.author > b.author ? 1 : 0))
+      .map(o => {
+        const rc = { agent: o.author, status: o.status, at: o.created }
+        if (o.text) rc.reason = o.text
+        return rc
+      })
   }
   if (!r.root) {
     const [n, last] = replyStats(m, r.id)
