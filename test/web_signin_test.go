@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
@@ -53,6 +54,12 @@ func (b *browser) importKey(nsec, pass string) {
 	}
 	b.click(tid("key-import-submit"))
 	b.waitState("connected")
+}
+
+// awaitAs evaluates a JS expression that yields a promise and decodes what it resolves to.
+func awaitAs[T any](b *browser, js string) T {
+	b.t.Helper()
+	return runIn(b, "eval "+js, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 }
 
 func TestWebSignOutForgetsTheKey(t *testing.T) {
