@@ -3,10 +3,10 @@
 // It renders from the Session after each change.
 import { deleteMessage, editMessage, joinChannel, mentionsIn, ownReaction, react, sendMessage, sendReply, sendTyping, unreact } from '../hub/chat.js';
 import { decodeNpub } from '../keys/index.js';
-import { renderAgentPane, renderAlerts } from './agent.js';
+import { AgentPane, renderAlerts } from './agent.js';
 import { Composer } from './composer.js';
-import { h, keepFocus, replace } from './dom.js';
-import { renderSidebar } from './sidebar.js';
+import { h, Keyed, replace } from './dom.js';
+import { Sidebar } from './sidebar.js';
 import { elapsed } from './time.js';
 import { Timeline } from './timeline.js';
 
@@ -25,6 +25,14 @@ export class ChatView {
     this.seen = () => !document.hidden && s.keepRead();
     document.addEventListener('visibilitychange', this.seen);
     this.side = h('nav', { class: 'sidebar', 'aria-label': 'channels' });
+    this.sidebar = new Sidebar(this.side, {
+      open: (id) => { this.root.classList.remove('nav-open'); this.go(id); },
+      join: (id) => s.act((hub) => joinChannel(hub, id)).then(() => s.refreshChannels()).then(() => { s.follow(); this.go(id); }).catch(() => {}),
+      openAgent: (pk) => { this.root.classList.remove('nav-open'); s.pane = 'agent:' + pk; s.changed(); },
+      signOut: () => this.signOut(),
+    });
+    this.alertNodes = new Keyed();
+    this.agentPane = new AgentPane(() => this.closePane(), (e) => s.fail(e));
     this.live = h('div', { class: 'typing', 'data-testid': 'typing', 'aria-live': 'polite' });
     this.channelEl = h('section', { class: 'channel', 'aria-label': 'channel' }, this.main.el, this.live, this.composer.el);
     this.pane = h('aside', { class: 'pane', hidden: true });
@@ -124,16 +132,11 @@ export class ChatView {
     const c = s.channel(ch);
     replace(this.frame.title, c ? (c.type === 'dm' ? '@ ' : '# ') + s.title(ch) : 'hive');
     document.title = c ? `${s.title(ch)} · hive` : 'hive';
-    keepFocus(this.side, () => renderSidebar(this.side, s, {
-      open: (id) => { this.root.classList.remove('nav-open'); this.go(id); },
-      join: (id) => s.act((hub) => joinChannel(hub, id)).then(() => s.refreshChannels()).then(() => { s.follow(); this.go(id); }).catch(() => {}),
-      openAgent: (pk) => { this.root.classList.remove('nav-open'); s.pane = 'agent:' + pk; s.changed(); },
-      signOut: this.signOut,
-    }, now));
-    keepFocus(this.frame.alerts, () => renderAlerts(this.frame.alerts, s.agents.pending(), (p, opt) => {
+    this.sidebar.render(s, now);
+    renderAlerts(this.frame.alerts, this.alertNodes, s.agents.pending(), (p, opt) => {
       const a = s.agents.pending().find((x) => x.p === p);
       return a && s.agents.answer(a.agent, p, opt).catch((e) => s.fail(e));
-    }));
+    });
     const joined = s.channels.some((x) => x.id === ch);
     this.main.update(ch ? s.model.main(ch) : [], { key: ch, divider: s.divider, canOlder: !!ch && !s.atStart.has(ch),
       empty: ch ? 'No messages yet. Say hello!' : 'Join or create a channel to start.' });
@@ -167,7 +170,8 @@ export class ChatView {
       const pk = s.pane.slice(6);
       const w = s.agents.watcher(pk);
       if (!w) return replace(this.pane, h('p', { class: 'dim' }, 'Not watching this agent.'));
-      renderAgentPane(this.pane, s.model.names.name(pk), w, () => this.closePane(), (e) => s.fail(e));
+      if (this.pane.firstChild !== this.agentPane.el) replace(this.pane, this.agentPane.el);
+      this.agentPane.show(s.model.names.name(pk), w);
     }
   }
 

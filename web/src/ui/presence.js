@@ -11,7 +11,8 @@ const presenceEvent = (status) => ({ kind: 20001, content: status, tags: [] });
 export class Presence {
   constructor(hub) {
     this.hub = hub;
-    this.send = () => hub.publish(presenceEvent('online')).catch(() => {}); // a refused presence changes nothing the person sees
+    // a refused presence changes nothing the person sees
+    this.send = () => Promise.resolve().then(() => hub.publish(presenceEvent('online'))).catch(() => {});
     this.off = hub.on('state', (s) => s.state === 'connected' && this.send());
     if (hub.state === 'connected') this.send();
     this.timer = setInterval(() => hub.state === 'connected' && this.send(), RENEW);
@@ -21,6 +22,6 @@ export class Presence {
   stop() {
     clearInterval(this.timer);
     this.off?.();
-    if (this.hub.state === 'connected') this.hub.publish(presenceEvent('offline')).catch(() => {});
+    if (this.hub.state === 'connected') Promise.resolve().then(() => this.hub.publish(presenceEvent('offline'))).catch(() => {});
   }
 }

@@ -2,25 +2,12 @@
 // and rebuilt only when their row changed (signature), so a live message
 // adds one node; it stays at the bottom when it was there, keeps its place
 // when older rows arrive above, and pages back when scrolled to the top.
-import { h } from './dom.js';
+import { h, place } from './dom.js';
 import { editBox, messageNode, signature } from './message.js';
 import { dayOf, dayTitle } from './time.js';
 
 // GROUP_GAP is how far apart (s) two rows of one author still show under one name.
 const GROUP_GAP = 5 * 60;
-
-// place makes el's children the nodes of out, touching only what changed:
-// a node that stays where it is is not moved, so the focus inside it (an
-// open editor, a focused message) survives a live update.
-function place(el, out) {
-  const want = new Set(out);
-  for (const c of [...el.children]) if (!want.has(c)) c.remove();
-  let cur = el.firstChild;
-  for (const n of out) {
-    if (n === cur) cur = cur.nextSibling;
-    else el.insertBefore(n, cur);
-  }
-}
 
 /** Timeline renders rows into a scrolling element. */
 export class Timeline {
