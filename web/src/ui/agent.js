@@ -2,7 +2,7 @@
 // the agent's own options (in the alerts bar, seen from any channel) and
 // its live transcript from the observer frames in the side pane, with
 // cancel and steer for the running turn.
-import { h, replace } from './dom.js';
+import { h, Keyed, place, replace } from './dom.js';
 
 /** requestId is a permission request's JSON-RPC id as the data-request-id attribute holds it. */
 export function requestId(p) {
@@ -23,9 +23,10 @@ export function permissionNode(agentName, p, answer) {
   return node;
 }
 
-/** renderAlerts fills el with every pending permission request of the member's agents. */
-export function renderAlerts(el, pending, answer) {
-  replace(el, pending.map(({ name, p }) => permissionNode(name, p, answer)));
+/** renderAlerts fills el with every pending permission request of the member's agents; keyed (a Keyed) keeps their nodes. */
+export function renderAlerts(el, keyed, pending, answer) {
+  place(el, pending.map(({ agent, name, p }) => keyed.node(agent + ' ' + p.session + ' ' + requestId(p), name, () => permissionNode(name, p, answer))));
+  keyed.sweep();
   el.hidden = pending.length === 0;
 }
 
@@ -44,37 +45,51 @@ function turnNode(t, answerName) {
 }
 
 /**
- * renderAgentPane fills el with agent's transcript; w is its watcher
- * ({transcript, cancel(session), steer(session, text)}); onClose closes the pane.
+ * AgentPane is the side pane with an agent's transcript; show(name, w)
+ * renders watcher w ({transcript, cancel(session), steer(session, text)}).
+ * Its controls are built once, so typing a steer survives live frames.
  */
-export function renderAgentPane(el, name, w, onClose, onError) {
-  const tr = w.transcript;
-  const turns = tr.turns || [];
-  const running = [...turns].reverse().find((t) => !t.stop && t.session);
-  const last = running || [...turns].reverse().find((t) => t.session);
-  const answerName = (p) => {
-    if (p.answer === 'cancelled') return 'cancelled';
-    return (p.options || []).find((o) => o.id === p.answer)?.name || p.answer;
-  };
-  const log = h('div', { class: 'transcript', 'data-testid': 'agent-transcript', 'aria-live': 'polite' },
-    tr.history?.length ? h('p', { class: 'dim' }, `${tr.history.length} earlier turns in this session`) : null,
-    turns.length ? turns.map((t) => turnNode(t, answerName)) : h('p', { class: 'dim' }, 'Nothing yet: the transcript shows the agent’s turns as they run.'),
-    tr.gaps ? h('p', { class: 'dim' }, `${tr.gaps} frames missed`) : null);
-  const steerIn = h('input', { 'data-testid': 'agent-steer', placeholder: running ? 'Steer this turn…' : 'Send the agent a prompt…', 'aria-label': 'steer the agent', disabled: !last });
-  const steer = h('form', { class: 'steer', onsubmit: (e) => {
-    e.preventDefault();
-    const text = steerIn.value.trim();
-    if (!text || !last) return;
-    steerIn.value = '';
-    w.steer(last.session, text).catch(onError);
-  } }, steerIn, h('button', { type: 'submit', disabled: !last }, 'Steer'));
-  const stick = el.querySelector('.transcript');
-  const atBottom = !stick || stick.scrollHeight - stick.scrollTop - stick.clientHeight < 40;
-  replace(el,
-    h('div', { class: 'pane-head' }, h('h2', null, name, running ? h('span', { class: 'working' }, ' working') : null),
-      running ? h('button', { type: 'button', class: 'danger', 'data-testid': 'agent-cancel', onclick: () => w.cancel(running.session).catch(onError) }, 'Cancel turn') : null,
-      h('button', { type: 'button', class: 'link', 'aria-label': 'close', 'data-testid': 'pane-close', onclick: onClose }, '✕')),
-    log, steer);
-  if (atBottom) log.scrollTop = log.scrollHeight;
-  else log.scrollTop = stick.scrollTop;
+export class AgentPane {
+  constructor(onClose, onError) {
+    this.keyed = new Keyed();
+    this.title = h('h2');
+    this.cancel = h('button', { type: 'button', class: 'danger', 'data-testid': 'agent-cancel', hidden: true,
+      onclick: () => this.running && this.w.cancel(this.running.session).catch(onError) }, 'Cancel turn');
+    this.log = h('div', { class: 'transcript', 'data-testid': 'agent-transcript', 'aria-live': 'polite' });
+    this.steerIn = h('input', { 'data-testid': 'agent-steer', 'aria-label': 'steer the agent' });
+    this.steerBtn = h('button', { type: 'submit' }, 'Steer');
+    const steer = h('form', { class: 'steer', onsubmit: (e) => {
+      e.preventDefault();
+      const text = this.steerIn.value.trim();
+      if (!text || !this.last) return;
+      this.steerIn.value = '';
+      this.w.steer(this.last.session, text).catch(onError);
+    } }, this.steerIn, this.steerBtn);
+    this.el = h('div', { class: 'pane-body', 'data-testid': 'agent-pane' },
+      h('div', { class: 'pane-head' }, this.title, this.cancel,
+        h('button', { type: 'button', class: 'link', 'aria-label': 'close', 'data-testid': 'pane-close', onclick: onClose }, '✕')),
+      this.log, steer);
+  }
+
+  show(name, w) {
+    this.w = w;
+    const tr = w.transcript;
+    const turns = tr.turns || [];
+    this.running = [...turns].reverse().find((t) => !t.stop && t.session);
+    this.last = this.running || [...turns].reverse().find((t) => t.session);
+    replace(this.title, name, this.running ? h('span', { class: 'working' }, ' working') : '');
+    this.cancel.hidden = !this.running;
+    this.steerIn.placeholder = this.running ? 'Steer this turn…' : 'Send the agent a prompt…';
+    this.steerIn.disabled = this.steerBtn.disabled = !this.last;
+    const answerName = (p) => (p.answer === 'cancelled' ? 'cancelled' : (p.options || []).find((o) => o.id === p.answer)?.name || p.answer);
+    const log = this.log;
+    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    const nodes = turns.map((t, i) => this.keyed.node('t' + i + t.turn, JSON.stringify(t), () => turnNode(t, answerName)));
+    if (tr.history?.length) nodes.unshift(this.keyed.node('history', String(tr.history.length), () => h('p', { class: 'dim' }, `${tr.history.length} earlier turns in this session`)));
+    if (!turns.length) nodes.push(this.keyed.node('empty', '', () => h('p', { class: 'dim' }, 'Nothing yet: the transcript shows the agent’s turns as they run.')));
+    if (tr.gaps) nodes.push(this.keyed.node('gaps', String(tr.gaps), () => h('p', { class: 'dim' }, `${tr.gaps} frames missed`)));
+    this.keyed.sweep();
+    place(log, nodes);
+    if (atBottom) log.scrollTop = log.scrollHeight;
+  }
 }

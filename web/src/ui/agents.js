@@ -20,24 +20,12 @@ export class Agents {
     for (const pk of this.list()) {
       if (this.watchers.has(pk)) continue;
       try {
-        this.watchers.set(pk, watchAgent(this.s.hub, pk, { onchange: (events) => this.turns(pk, events) }));
+        // with the model, the frames feed its working signal (the observer source)
+        this.watchers.set(pk, watchAgent(this.s.hub, pk, { model: this.s.model, onchange: () => this.s.changed(), onerror: (e) => this.s.fail(e) }));
       } catch (e) {
         this.s.fail(e);
       }
     }
-  }
-
-  // turns feeds the working signal (spec/chat.md: the observer source
-  // first) from the transcript's prompt and stop events.
-  turns(pk, events) {
-    const live = this.s.model.live;
-    for (const e of events || []) {
-      const t = e.turn;
-      if (!t || t.replay) continue;
-      if (e.kind === 'prompt' || e.kind === 'text' || e.kind === 'tool') live.turnStarted(pk, t.channel, t.turn, Date.now());
-      if (e.kind === 'stop') live.turnEnded(pk, t.turn);
-    }
-    this.s.changed();
   }
 
   watcher(pk) {

@@ -1,12 +1,12 @@
 // The chat screen: sidebar, the open channel (timeline, who is typing or
 // working, composer) and the side pane (a thread or an agent's transcript).
 // It renders from the Session after each change.
-import { deleteMessage, editMessage, joinChannel, mentionsIn, react, sendMessage, sendReply, unreact } from '../hub/chat.js';
+import { deleteMessage, editMessage, joinChannel, mentionsIn, ownReaction, react, sendMessage, sendReply, sendTyping, unreact } from '../hub/chat.js';
 import { decodeNpub } from '../keys/index.js';
-import { renderAgentPane, renderAlerts } from './agent.js';
+import { AgentPane, renderAlerts } from './agent.js';
 import { Composer } from './composer.js';
-import { h, keepFocus, replace } from './dom.js';
-import { renderSidebar } from './sidebar.js';
+import { h, Keyed, replace } from './dom.js';
+import { Sidebar } from './sidebar.js';
 import { elapsed } from './time.js';
 import { Timeline } from './timeline.js';
 
@@ -19,9 +19,20 @@ export class ChatView {
     const ctx = this.timelineCtx();
     this.main = new Timeline({ ...ctx, older: () => s.older() }, { 'data-testid': 'timeline', 'aria-label': 'messages' });
     this.threadLine = new Timeline(ctx, { 'data-testid': 'thread-timeline', 'aria-label': 'thread' });
-    this.composer = new Composer({ complete: (p) => s.model.names.complete(p), send: (t, m) => this.send(t, m), editLast: () => this.main.editLast() });
-    this.replyBox = new Composer({ placeholder: 'Reply in thread', complete: (p) => s.model.names.complete(p), send: (t, m) => this.reply(t, m), editLast: () => this.threadLine.editLast() });
+    const typing = () => this.typing();
+    this.composer = new Composer({ complete: (p) => s.model.names.complete(p), send: (t, m) => this.send(t, m), editLast: () => this.main.editLast(), typing });
+    this.replyBox = new Composer({ placeholder: 'Reply in thread', complete: (p) => s.model.names.complete(p), send: (t, m) => this.reply(t, m), editLast: () => this.threadLine.editLast(), typing });
+    this.seen = () => !document.hidden && s.keepRead();
+    document.addEventListener('visibilitychange', this.seen);
     this.side = h('nav', { class: 'sidebar', 'aria-label': 'channels' });
+    this.sidebar = new Sidebar(this.side, {
+      open: (id) => { this.root.classList.remove('nav-open'); this.go(id); },
+      join: (id) => s.act((hub) => joinChannel(hub, id)).then(() => s.refreshChannels()).then(() => { s.follow(); this.go(id); }).catch(() => {}),
+      openAgent: (pk) => { this.root.classList.remove('nav-open'); s.pane = 'agent:' + pk; s.changed(); },
+      signOut: () => this.signOut(),
+    });
+    this.alertNodes = new Keyed();
+    this.agentPane = new AgentPane(() => this.closePane(), (e) => s.fail(e));
     this.live = h('div', { class: 'typing', 'data-testid': 'typing', 'aria-live': 'polite' });
     this.channelEl = h('section', { class: 'channel', 'aria-label': 'channel' }, this.main.el, this.live, this.composer.el);
     this.pane = h('aside', { class: 'pane', hidden: true });
@@ -34,8 +45,8 @@ export class ChatView {
     document.addEventListener('keydown', this.keys);
     this.off = s.onChange(() => this.render());
     this.tick = setInterval(() => this.anyLive() && this.render(), 1000);
+    this.wantFocus = true; // the composer takes the focus once the channel shows
     this.render();
-    this.composer.focus();
   }
 
   timelineCtx() {
@@ -60,7 +71,7 @@ export class ChatView {
       },
       react: (row, emoji) => s.act((hub) => react(hub, row, emoji)).catch(() => {}),
       toggleReaction: (row, emoji, mine) => {
-        const id = mine && s.model.reactionOf?.(row.id, emoji);
+        const id = mine && ownReaction(s.model, row.id, emoji);
         s.act((hub) => (id ? unreact(hub, id) : react(hub, row, emoji))).catch(() => {});
       },
       edit: (row, text) => s.act((hub) => editMessage(hub, row, text)).catch(() => {}),
@@ -84,6 +95,14 @@ export class ChatView {
     const root = this.s.model.row(this.s.thread);
     if (!root) return Promise.reject(new Error('the thread is not loaded'));
     return this.s.act((hub) => sendReply(hub, root, text, this.mentions(text, picked)));
+  }
+
+  // typing tells the channel the member is typing, at most every 3 s (it holds 8 s).
+  typing() {
+    const now = Date.now();
+    if (now - (this.typedAt || 0) < 3000 || !this.s.current) return;
+    this.typedAt = now;
+    sendTyping(this.s.hub, this.s.current).catch(() => {}); // a lost typing signal is harmless
   }
 
   anyLive() {
@@ -113,20 +132,19 @@ export class ChatView {
     const c = s.channel(ch);
     replace(this.frame.title, c ? (c.type === 'dm' ? '@ ' : '# ') + s.title(ch) : 'hive');
     document.title = c ? `${s.title(ch)} · hive` : 'hive';
-    keepFocus(this.side, () => renderSidebar(this.side, s, {
-      open: (id) => { this.root.classList.remove('nav-open'); this.go(id); },
-      join: (id) => s.act((hub) => joinChannel(hub, id)).then(() => s.refreshChannels()).then(() => { s.follow(); this.go(id); }).catch(() => {}),
-      openAgent: (pk) => { this.root.classList.remove('nav-open'); s.pane = 'agent:' + pk; s.changed(); },
-      signOut: this.signOut,
-    }, now));
-    keepFocus(this.frame.alerts, () => renderAlerts(this.frame.alerts, s.agents.pending(), (p, opt) => {
+    this.sidebar.render(s, now);
+    renderAlerts(this.frame.alerts, this.alertNodes, s.agents.pending(), (p, opt) => {
       const a = s.agents.pending().find((x) => x.p === p);
       return a && s.agents.answer(a.agent, p, opt).catch((e) => s.fail(e));
-    }));
+    });
     const joined = s.channels.some((x) => x.id === ch);
     this.main.update(ch ? s.model.main(ch) : [], { key: ch, divider: s.divider, canOlder: !!ch && !s.atStart.has(ch),
       empty: ch ? 'No messages yet. Say hello!' : 'Join or create a channel to start.' });
     this.composer.el.hidden = !joined;
+    if (this.wantFocus && joined) {
+      this.wantFocus = false;
+      this.composer.focus();
+    }
     this.composer.setPlaceholder(c ? `Message ${c.type === 'dm' ? '' : '#'}${s.title(ch)}` : 'Message');
     replace(this.live, this.liveLine(now));
     this.renderPane();
@@ -152,7 +170,8 @@ export class ChatView {
       const pk = s.pane.slice(6);
       const w = s.agents.watcher(pk);
       if (!w) return replace(this.pane, h('p', { class: 'dim' }, 'Not watching this agent.'));
-      renderAgentPane(this.pane, s.model.names.name(pk), w, () => this.closePane(), (e) => s.fail(e));
+      if (this.pane.firstChild !== this.agentPane.el) replace(this.pane, this.agentPane.el);
+      this.agentPane.show(s.model.names.name(pk), w);
     }
   }
 
@@ -163,8 +182,8 @@ export class ChatView {
 
   go(id) {
     history.replaceState(null, '', '#/c/' + encodeURIComponent(id));
+    this.wantFocus = true;
     this.s.open(id).catch((e) => this.s.fail(e));
-    this.composer.focus();
   }
 
   // Keys anywhere: Alt-Up/Down previous/next channel, Alt-Shift-Down next unread, Esc closes the pane or the menu.
@@ -192,6 +211,7 @@ export class ChatView {
     this.off();
     clearInterval(this.tick);
     document.removeEventListener('keydown', this.keys);
+    document.removeEventListener('visibilitychange', this.seen);
     this.frame.menu.hidden = true;
   }
 }

@@ -99,7 +99,7 @@ export class Composer {
       e.preventDefault();
       return this.submit();
     }
-    if (e.key === 'ArrowUp' && !this.area.value && this.opts.editLast?.()) e.preventDefault();
+    if (e.key === 'ArrowUp' && !this.area.value.trim() && this.opts.editLast?.()) e.preventDefault();
   }
 
   async submit() {

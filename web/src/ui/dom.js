@@ -47,16 +47,41 @@ export function $(sel, root = document) {
   return root.querySelector(sel.startsWith('@') ? `[data-testid="${sel.slice(1)}"]` : sel);
 }
 
-// focusKey names a focused element so that its rebuilt twin can be found.
-function focusKey(el) {
-  const attrs = ['data-testid', 'data-channel', 'data-agent', 'data-event-id', 'data-option-id', 'data-request-id', 'data-emoji'];
-  return attrs.filter((a) => el.hasAttribute(a)).map((a) => `[${a}="${CSS.escape(el.getAttribute(a))}"]`).join('');
+/**
+ * place makes el's children the nodes of out, touching only what changed: a
+ * node that stays where it is is not moved, so the focus inside it (an open
+ * editor, a focused message) and a click in progress survive an update.
+ */
+export function place(el, out) {
+  const want = new Set(out);
+  for (const c of [...el.children]) if (!want.has(c)) c.remove();
+  let cur = el.firstChild;
+  for (const n of out) {
+    if (n === cur) cur = cur.nextSibling;
+    else el.insertBefore(n, cur);
+  }
 }
 
-/** keepFocus runs rebuild (which replaces el's children) and puts the focus back on the same control. */
-export function keepFocus(el, rebuild) {
-  const active = document.activeElement;
-  const key = active && el.contains(active) && active !== el ? focusKey(active) : '';
-  rebuild();
-  if (key) el.querySelector(key)?.focus();
+/**
+ * Keyed keeps nodes by key between renders: node(key, sig, make) returns the
+ * node made for key last time when its signature is the same, else a new one
+ * from make(). Keys not asked for since the last sweep() are forgotten then.
+ */
+export class Keyed {
+  constructor() {
+    this.last = new Map();
+    this.now = new Map();
+  }
+
+  node(key, sig, make) {
+    const old = this.now.get(key) || this.last.get(key);
+    const got = old && old.sig === sig ? old : { sig, node: make() };
+    this.now.set(key, got);
+    return got.node;
+  }
+
+  sweep() {
+    this.last = this.now;
+    this.now = new Map();
+  }
 }

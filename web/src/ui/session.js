@@ -5,7 +5,7 @@
 // it and call its actions; it calls the listeners after every change.
 import { ChatModel } from '../model/index.js';
 import { Agents } from './agents.js';
-import { follow, listChannels, loadNames, loadOlder, loadPage, markRead, readStates } from '../hub/chat.js';
+import { follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, readStates } from '../hub/chat.js';
 
 /** PAGE is how many rows a channel's first page (and each older page) shows. */
 export const PAGE = 100;
@@ -26,6 +26,7 @@ export class Session {
     this.pane = ''; // '', 'thread' or 'agent:<pk>'
     this.divider = '';
     this.atStart = new Set(); // channels paged back to their first row
+    this.loaded = new Set(); // channels whose newest page is loaded
     this.listeners = new Set();
     this.conn = { state: hub.state || 'connecting' };
     this.error = '';
@@ -62,6 +63,8 @@ export class Session {
     this.positions = { ...(await readStates(this.hub)) };
     this.follow();
     this.agents.ensure();
+    // Unread counts need the rows after each read position, not only the open channel's page.
+    await Promise.all(this.channels.map((c) => loadUnread(this.hub, this.model, c.id, this.positions[c.id] || 0).catch(() => {})));
     const first = this.channels.find((c) => c.id === want) || this.channels.find((c) => this.unread(c.id).mentions) || this.channels[0];
     if (first) await this.open(first.id);
     this.changed();
@@ -79,11 +82,15 @@ export class Session {
   follow() {
     this.following?.close();
     this.following = follow(this.hub, this.model, this.channels.map((c) => c.id), {
-      onevents: () => {
+      onevent: () => {
         this.keepRead();
+        this.changed();
+      },
+      onnames: () => {
         this.agents.ensure();
         this.changed();
       },
+      onclosed: (reason) => reason && this.fail(reason),
       onreadstate: (context, at) => {
         if (!(this.positions[context] >= at)) this.positions[context] = at;
         this.changed();
@@ -118,9 +125,10 @@ export class Session {
       this.divider = this.unread(ch).first_unread || '';
       this.changed();
     }
-    if (!this.model.len(ch)) {
-      const n = await loadPage(this.hub, this.model, ch, { limit: PAGE });
-      if (n < PAGE) this.atStart.add(ch);
+    if (!this.loaded.has(ch)) {
+      this.loaded.add(ch);
+      const evs = await loadPage(this.hub, this.model, ch, { limit: PAGE });
+      if (evs.length < PAGE) this.atStart.add(ch);
       this.divider = this.unread(ch).first_unread || '';
     }
     this.keepRead();

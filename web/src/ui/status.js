@@ -9,11 +9,12 @@ const words = {
   reconnecting: 'reconnecting…',
   refused: 'refused',
   closed: 'disconnected',
+  'signed-out': 'not signed in',
 };
 
 /** connectionNode makes the state element (data-testid connection-state). */
 export function connectionNode() {
-  return h('span', { class: 'conn', 'data-testid': 'connection-state', 'data-state': 'connecting', role: 'status', 'aria-live': 'polite' }, words.connecting);
+  return h('span', { class: 'conn', 'data-testid': 'connection-state', 'data-state': 'signed-out', role: 'status', 'aria-live': 'polite' }, words['signed-out']);
 }
 
 /** showConnection sets el to conn ({state, reason?, retryAt?}). */

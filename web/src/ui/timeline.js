@@ -2,7 +2,7 @@
 // and rebuilt only when their row changed (signature), so a live message
 // adds one node; it stays at the bottom when it was there, keeps its place
 // when older rows arrive above, and pages back when scrolled to the top.
-import { h } from './dom.js';
+import { h, place } from './dom.js';
 import { editBox, messageNode, signature } from './message.js';
 import { dayOf, dayTitle } from './time.js';
 
@@ -50,18 +50,26 @@ export class Timeline {
     const anchor = !atBottom && this.firstVisible();
     const anchorTop = anchor ? anchor.getBoundingClientRect().top : 0;
     this.canOlder = opts.canOlder;
+    const focused = document.activeElement?.closest?.('[data-testid="message"]');
+    const focusedId = focused && el.contains(focused) ? focused.dataset.eventId : '';
     const out = [];
-    if (opts.canOlder) out.push(h('button', { type: 'button', class: 'older', 'data-testid': 'load-older', onclick: () => this.loadOlder() }, 'Show older messages'));
-    else if (!rows.length) out.push(h('p', { class: 'dim day' }, opts.empty || 'No messages yet.'));
+    const marks = new Map(); // separators and buttons, reused by key like the rows
+    const mark = (k, make) => {
+      const n = this.marks?.get(k) || make();
+      marks.set(k, n);
+      out.push(n);
+    };
+    if (opts.canOlder) mark('older', () => h('button', { type: 'button', class: 'older', 'data-testid': 'load-older', onclick: () => this.loadOlder() }, 'Show older messages'));
+    else if (!rows.length) mark('empty:' + (opts.empty || ''), () => h('p', { class: 'dim day' }, opts.empty || 'No messages yet.'));
     const keep = new Map();
     let prev = null;
     for (const row of rows) {
       if (!prev || dayOf(prev.created_at) !== dayOf(row.created_at)) {
-        out.push(h('div', { class: 'day', role: 'separator' }, dayTitle(row.created_at)));
+        mark('day:' + dayOf(row.created_at), () => h('div', { class: 'day', role: 'separator' }, dayTitle(row.created_at)));
         prev = null;
       }
       if (row.id === opts.divider && !opts.inThread) {
-        out.push(h('div', { class: 'divider', 'data-testid': 'new-messages', role: 'separator' }, 'new messages'));
+        mark('divider', () => h('div', { class: 'divider', 'data-testid': 'new-messages', role: 'separator' }, 'new messages'));
         prev = null;
       }
       const view = this.view(row, prev, opts);
@@ -75,7 +83,9 @@ export class Timeline {
       prev = row;
     }
     this.nodes = keep;
-    el.replaceChildren(...out);
+    this.marks = marks;
+    place(el, out);
+    if (focusedId && !el.contains(document.activeElement)) this.nodes.get(focusedId)?.node.focus(); // a rebuilt row keeps the focus
     if (atBottom) {
       el.scrollTop = el.scrollHeight;
       this.stuck = true;
