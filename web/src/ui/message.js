@@ -14,7 +14,7 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  */
 export function signature(row, view) {
   return JSON.stringify([row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
-    view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text]);
+    view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned]);
 }
 
 function reactionChips(row, ctx) {
@@ -77,7 +77,7 @@ export function messageNode(row, view, ctx) {
   node.append(h('div', { class: 'meta' }, h('span', { class: 'author' }, view.author), time));
   const body = h('div', { class: 'body', 'data-testid': 'message-text' });
   if (row.deleted) body.append('(message deleted)');
-  else body.append(renderText(view.text, ctx));
+  else body.append(renderText(view.text, { ...ctx, mentioned: new Set(view.mentioned.map((n) => n.toLowerCase())) }));
   if (row.edited) body.lastElementChild?.append(h('span', { class: 'edited', title: row.edited_at ? 'edited ' + fullTime(row.edited_at) : 'edited' }, '(edited)'));
   node.append(body);
   if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '');
