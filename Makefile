@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build run test test-go test-interop test-adapters-deps vet bench bench-quick bench-bridge fuzz soak clean
+.PHONY: build run test test-go test-interop test-adapters-deps test-web-node web web-check web-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hive
@@ -24,7 +24,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet -tags $(TAGS) ./...
 
-test: vet test-go test-interop
+test: vet web-check test-go test-interop test-web-node
 
 # The closed-hub tests (and the search tests over the real binary) run a
 # second time over the PostgreSQL log (the tests
@@ -53,6 +53,35 @@ test-interop: build
 		command -v node >/dev/null || { echo "node is required for test/interop (install Node.js 20+)"; exit 1; }; \
 		cd test/interop && npm ci --no-audit --no-fund --silent && HIVE_BIN=$(CURDIR)/$(BIN) node --test --test-force-exit && \
 		HIVE_BIN=$(CURDIR)/$(BIN) $(GO) run ../../internal/pgtest/pgrun node --test --test-force-exit; \
+	fi
+
+# The web chat's JS (web/src: chat model, hub connection, pairing, keys) in
+# Node: the shared chat-model fixtures (spec/fixtures) and tests against the
+# real hive binary (HIVE_BIN). npm ci runs again only when the lock file changes.
+WEB := web
+test-web-node: build $(WEB)/node_modules/.hive-installed
+	cd $(WEB) && HIVE_BIN=$(CURDIR)/$(BIN) node --test test/
+
+$(WEB)/node_modules/.hive-installed: $(WEB)/package.json $(WEB)/package-lock.json
+	@command -v node >/dev/null || { echo "node is required for the web chat's tests (install Node.js 20+)"; exit 1; }
+	cd $(WEB) && npm ci --no-audit --no-fund --silent
+	touch $@
+
+# The web chat's page: its sources build into web/dist, which is committed
+# and embedded by go:embed, so `make run` and `go build` need no Node. `make
+# web` rebuilds it; `make web-check` fails when the committed web/dist is not
+# what the sources build.
+web-deps: $(WEB)/node_modules/.hive-installed
+
+web: web-deps
+	cd $(WEB) && node build.mjs
+
+web-check: web-deps
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	(cd $(WEB) && node build.mjs "$$tmp/dist") && \
+	if ! diff -r $(WEB)/dist "$$tmp/dist" >/dev/null; then \
+		echo "web/dist is not what web/src builds: run make web and commit web/dist"; \
+		diff -r $(WEB)/dist "$$tmp/dist" | head -20; exit 1; \
 	fi
 
 bench:

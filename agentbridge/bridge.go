@@ -135,6 +135,8 @@ type runner struct {
 	ck     [32]byte
 	state  *State
 	obs    *observer
+	out    *outbox      // receipts, published in order
+	status *statusBoard // what the agent status says
 	start  time.Time
 	work   chan func(context.Context) // for the dispatcher goroutine
 	closed chan struct{}
@@ -195,6 +197,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 		}
 	}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
+	r.out, r.status = newOutbox(), newStatusBoard(a.Processes)
 	r.d = newDispatch(a.Processes)
 	return r, nil
 }

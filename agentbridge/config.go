@@ -53,7 +53,9 @@ type AgentConfig struct {
 	ContextBytes      int               `toml:"context_bytes"`
 	HiveTools         *bool             `toml:"hive_tools"`
 	HiveToolsWrite    bool              `toml:"hive_tools_write"`
+	Persona           string            `toml:"persona"`
 
+	persona                           *Persona // the persona file's, when set
 	answer                            Answer
 	permTimeout, turnTimeout, idleTTL time.Duration
 }
@@ -128,6 +130,12 @@ func (c *Config) validate() error {
 	seen := map[string]bool{}
 	for i := range c.Agents {
 		a := &c.Agents[i]
+		if a.Persona != "" {
+			a.Persona = c.Resolve(a.Persona)
+			if err := a.applyPersona(a.Persona); err != nil {
+				return fmt.Errorf("agent %q: %w", a.Name, err)
+			}
+		}
 		if err := a.validate(); err != nil {
 			if a.Name != "" {
 				return fmt.Errorf("agent %q: %w", a.Name, err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ainb/hive/client"
 	obs "github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -49,6 +50,7 @@ func (r *runner) run(ctx context.Context) {
 	r.ctx = ctx
 	defer r.shutdown()
 	go r.obs.run(ctx)
+	go r.outboxLoop(ctx)
 	go r.dispatchLoop(ctx)
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -90,6 +92,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return err
 	}
 	r.presence(ctx, h, "online")
+	go r.statusLoop(ctx, h)
 	// obs.Control frames from the owner and the owner's paired devices (the hub
 	// lets no one else send 24200 to the agent; onControl checks again).
 	ctl, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}},
@@ -130,6 +133,11 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		select {
 		case <-ctx.Done():
 			r.presence(context.Background(), h, "offline")
+			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			if err := r.publishStatus(sctx, h, client.AgentOffline); err != nil {
+				r.log.Warn("publishing the offline status", "err", err)
+			}
+			cancel()
 			return nil
 		case <-h.Done():
 			return errors.New("connection lost")
@@ -187,8 +195,9 @@ func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channel
 	return true
 }
 
-// subscribeMentions asks for messages in the agent's channels since the
-// cursor: those that p-tag the agent in streams, every message in DMs.
+// subscribeMentions asks for the messages in the agent's channels since the
+// cursor (a stream's that do not p-tag the agent are looked at for the
+// agent's name typed without the tag).
 func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[string]channelInfo) (*Sub, error) {
 	var streams, dms []string
 	for ch, info := range channels {
@@ -203,7 +212,7 @@ func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[stri
 	since := ts(time.Unix(r.state.Cursor(), 0).Add(-catchUpSlack))
 	var fs nostr.Filters
 	if len(streams) > 0 {
-		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": streams, "p": {r.keys.PublicHex}}, Since: since})
+		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": streams}, Since: since})
 	}
 	if len(dms) > 0 {
 		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": dms}, Since: since})
@@ -215,13 +224,32 @@ func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[stri
 }
 
 // onMessage routes one message: mention checks, the answer gate, catch-up
-// de-duplication, then the queue.
+// de-duplication, then the queue. A message the agent will not answer that
+// asked it (a mention the gate does not admit, one past the hop limit, or
+// an "@name" typed without the p tag) gets a not-answered receipt saying
+// why, once.
 func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) {
 	info, member := channels[tagValue(ev.Tags, "h")]
 	m, why := mentionOf(ev, r.keys.PublicHex, info.typ, member)
+	if why == notTagged && r.namedInText(ev.Content) {
+		m, why = asMention(ev), ""
+		if r.state.Answered(ev.ID) {
+			return
+		}
+		why = "your message names " + r.handle() + " in its text but does not tag the agent (no p tag), so it is not a mention: " +
+			"mention it with completion (@ and Tab in hive chat, @" + r.cfg.Name + " in hive send), or reply in a DM with it"
+		if !r.mayAsk(ctx, h, ev.PubKey) {
+			why = r.gateReason()
+		}
+		r.notAnswered(m, why)
+		return
+	}
 	if why != "" {
-		if ev.PubKey != r.keys.PublicHex {
+		if ev.PubKey != r.keys.PublicHex && why != notTagged {
 			r.log.Debug("not a mention", "event", ev.ID, "why", why)
+		}
+		if strings.HasPrefix(why, hopLimit) && !r.state.Answered(ev.ID) {
+			r.notAnswered(asMention(ev), why+": agents answering agents stop here")
 		}
 		return
 	}
@@ -229,7 +257,8 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 		return
 	}
 	if !r.mayAsk(ctx, h, ev.PubKey) {
-		r.log.Info("ignoring mention: the answer gate does not admit its author", "event", ev.ID, "author", ev.PubKey)
+		r.log.Info("not answering a mention: the answer gate does not admit its author", "event", ev.ID, "author", ev.PubKey)
+		r.notAnswered(m, r.gateReason())
 		return
 	}
 	if r.mayHaveReplied(ctx, h, ev) && r.repliedOnHub(ctx, h, ev.ID) {
@@ -238,6 +267,13 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 	}
 	m.Received = time.Now()
 	r.enqueue(m)
+}
+
+// notAnswered records m as answered (a restart does not ask again) and
+// gives it a not-answered receipt saying why.
+func (r *runner) notAnswered(m Mention, why string) {
+	r.state.MarkAnswered([]Mention{m}, 0)
+	r.receipt([]Mention{m}, kinds.ReceiptNotAnswered, why, "")
 }
 
 // replySkew is how far a mention's created_at (its author's clock) may be
@@ -298,10 +334,11 @@ func (r *runner) repliedOnHub(ctx context.Context, h Hub, id string) bool {
 	return false
 }
 
-// publishProfile publishes the agent's kind 0 with the owner's tag and a
-// bot marker, so the owner relation is in the log.
+// publishProfile publishes the agent's kind 0 (its persona's name, about
+// and picture, else its config name) with the owner's tag and a bot marker,
+// so the owner relation is in the log.
 func (r *runner) publishProfile(ctx context.Context, h Hub) error {
-	content, _ := json.Marshal(map[string]any{"name": r.cfg.Name, "about": "ACP agent on hive bridge", "bot": true})
+	content, _ := json.Marshal(r.profile())
 	ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{r.tag, {"bot"}}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

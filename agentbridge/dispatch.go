@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ainb/hive/kinds"
 )
 
 type slotState int
@@ -174,6 +176,7 @@ func (r *runner) pump(ctx context.Context) {
 			r.do(func(ctx context.Context) { r.turnDone(ctx, s, p, ch, batch, out) })
 		}()
 	}
+	defer r.noteDispatch()
 	if r.d.q.Len() > 0 && r.allOpen() {
 		for {
 			ch, batch := r.d.q.Next(func(string) bool { return true })
@@ -224,6 +227,7 @@ func (r *runner) turnDone(ctx context.Context, s *slot, p *agentProc, ch string,
 			r.log.Warn("turn lost to a crash; retrying on a fresh process", "channel", ch, "attempt", batch[0].Attempts)
 			delete(r.d.inFlight, ch)
 			r.d.q.Requeue(ch, batch)
+			r.receipt(batch, kinds.ReceiptQueued, fmt.Sprintf("the agent crashed (%v); retrying on a fresh process", p.err), "")
 		}
 		r.processLost(ctx, s, p)
 	}

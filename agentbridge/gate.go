@@ -2,7 +2,11 @@ package agentbridge
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -59,4 +63,61 @@ func (r *runner) isMember(ctx context.Context, h Hub, pk string) bool {
 	r.members[pk] = memberEntry{member, time.Now()}
 	r.mu.Unlock()
 	return member
+}
+
+// gateReason says why the answer gate does not admit an author, naming the
+// config key that changes it.
+func (r *runner) gateReason() string {
+	a := r.cfg.answer
+	var who []string
+	if a.Owner {
+		who = append(who, "its owner")
+	}
+	if a.Members {
+		who = append(who, "hub members (not agents or devices)")
+	}
+	if len(a.Keys) > 0 {
+		who = append(who, "the keys listed")
+	}
+	return fmt.Sprintf("not answered: this agent answers only %s (answer = %s in its bridge config); its owner can widen it: answer = \"members\" answers every hub member, or add your npub to a list", strings.Join(who, " and "), answerText(r.cfg.Answer))
+}
+
+// answerText is the answer key's value as the config spells it.
+func answerText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return `"owner"`
+	case []any:
+		q := make([]string, len(x))
+		for i, e := range x {
+			q[i] = fmt.Sprintf("%q", fmt.Sprint(e))
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return fmt.Sprintf("%q", fmt.Sprint(v))
+}
+
+// handle is how people type the agent's name: "@" and its display name.
+func (r *runner) handle() string { return "@" + r.displayName() }
+
+// namedInText reports whether text holds "@NAME" for the agent's display
+// name or its config name (any case), not followed by a letter, digit, "_"
+// or "-": how the bridge notices a mention typed without the p tag.
+func (r *runner) namedInText(text string) bool {
+	low := strings.ToLower(text)
+	for _, name := range []string{r.displayName(), r.cfg.Name} {
+		at := "@" + strings.ToLower(name)
+		for i := strings.Index(low, at); i >= 0; {
+			end := i + len(at)
+			if next, _ := utf8.DecodeRuneInString(low[end:]); end == len(low) || !(unicode.IsLetter(next) || unicode.IsDigit(next) || next == '_' || next == '-') {
+				return true
+			}
+			j := strings.Index(low[end:], at)
+			if j < 0 {
+				break
+			}
+			i = end + j
+		}
+	}
+	return false
 }

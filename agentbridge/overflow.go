@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ainb/hive/kinds"
 )
 
 // MaxMentionBytes bounds the text a queued mention keeps (and the prompt
@@ -35,6 +37,7 @@ func (r *runner) enqueue(m Mention) {
 		}
 		delete(r.d.overflow, overflowKey(m))
 		if r.d.q.Push(m) {
+			r.receipt([]Mention{m}, kinds.ReceiptQueued, "", "")
 			r.pump(ctx)
 		}
 	})
@@ -49,6 +52,7 @@ func overflowKey(m Mention) string { return m.Channel + "\x00" + m.Author }
 // no mention is dropped without its author being told.
 func (r *runner) overflow(ctx context.Context, m Mention, why string) {
 	r.state.MarkAnswered([]Mention{m}, 0)
+	r.receipt([]Mention{m}, kinds.ReceiptFailed, "not queued: "+why, "")
 	k := overflowKey(m)
 	if r.d.overflow[k] {
 		r.log.Warn("mention not queued: the queue is full (its author was told)", "event", m.ID, "channel", m.Channel, "author", m.Author)

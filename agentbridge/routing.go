@@ -32,16 +32,27 @@ func mentionOf(ev *nostr.Event, agent string, channelType string, member bool) (
 		return Mention{}, "the agent is not a member of channel " + ch
 	}
 	if channelType != "dm" && !ev.Tags.ContainsAny("p", []string{agent}) {
-		return Mention{}, "does not mention the agent"
+		return Mention{}, notTagged
 	}
-	hops, _ := strconv.Atoi(tagValue(ev.Tags, "hops"))
-	if hops >= MaxHops {
-		return Mention{}, fmt.Sprintf("hop limit reached (%d)", hops)
+	m := asMention(ev)
+	if m.Hops >= MaxHops {
+		return Mention{}, fmt.Sprintf("%s (%d)", hopLimit, m.Hops)
 	}
-	// Copies, so a queued mention never holds its decoded event's memory.
-	m := Mention{ID: strings.Clone(ev.ID), Channel: strings.Clone(ch), Author: strings.Clone(ev.PubKey), Content: keepContent(ev.Content),
-		At: ev.CreatedAt.Time(), Hops: hops, Root: strings.Clone(kinds.ThreadRoot(ev))}
 	return m, ""
+}
+
+// Reasons of mentionOf that the bridge acts on.
+const (
+	notTagged = "does not mention the agent"
+	hopLimit  = "hop limit reached"
+)
+
+// asMention is ev as a mention. It copies, so a queued mention never holds
+// its decoded event's memory.
+func asMention(ev *nostr.Event) Mention {
+	hops, _ := strconv.Atoi(tagValue(ev.Tags, "hops"))
+	return Mention{ID: strings.Clone(ev.ID), Channel: strings.Clone(tagValue(ev.Tags, "h")), Author: strings.Clone(ev.PubKey), Content: keepContent(ev.Content),
+		At: ev.CreatedAt.Time(), Hops: hops, Root: strings.Clone(kinds.ThreadRoot(ev))}
 }
 
 func tagValue(tags nostr.Tags, name string) string {

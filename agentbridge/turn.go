@@ -38,6 +38,7 @@ type turn struct {
 	finished  bool // the prompt returned: later lines of the session are not this turn's
 	text      strings.Builder
 	stopNote  string // why the turn was stopped early, for the reply
+	preface   string // a new session's first block: the persona's instructions
 }
 
 // ref names the turn in observer frames; the lines of a session/load (its
@@ -102,6 +103,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	defer stopTyping()
 	go r.typing(typingCtx, t)
+	r.receipt(batch, kinds.ReceiptWorking, "", "")
 
 	notice, err := r.ensureSession(ctx, s, p, t)
 	if err != nil {
@@ -214,7 +216,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			t.mu.Lock()
 			t.session, t.loading = ref.Session, true
 			t.mu.Unlock()
-			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel)})
+			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
 			t.mu.Lock() // the response line was routed before LoadSession returned
 			t.loading = false
 			t.mu.Unlock()
@@ -233,13 +235,13 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			r.log.Warn("session/load failed", "channel", t.channel, "session", ref.Session, "err", err)
 		}
 	}
-	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel)})
+	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
 	if err != nil {
 		return "", err
 	}
 	id := string(res.SessionId)
 	t.mu.Lock()
-	t.session = id
+	t.session, t.preface = id, r.instructionsBlock(p)
 	t.mu.Unlock()
 	if err := r.pin(cctx, p, id, res.ConfigOptions); err != nil {
 		return "", err
@@ -275,6 +277,9 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 	session := t.Session()
 	pc := r.buildContext(ctx, r.currentHub(), session, t.batch)
 	var blocks []acp.ContentBlock
+	if t.preface != "" {
+		blocks = append(blocks, acp.TextBlock(t.preface))
+	}
 	for _, s := range promptText(pc.text, t.batch, pc.names) {
 		blocks = append(blocks, acp.TextBlock(s))
 	}
@@ -343,7 +348,20 @@ func (r *runner) cancelSession(p *agentProc, session string) {
 // hub refuses for good (invalid:, restricted:, ...: retrying cannot change
 // it) is replaced by a short failure reply with the same tags, so the
 // mention is still answered once; transient errors are retried by publish.
+// Each mention then gets its receipt: answered, or failed with the reason.
 func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
+	r.postAnswer(ctx, batch, text, "")
+}
+
+// postFailure posts a failure reply (a reply like any other, so the mention
+// is answered once) and failed receipts with the reason.
+func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
+	r.postAnswer(ctx, batch, "⚠️ "+why, why)
+}
+
+// postAnswer is postReply with failed = the reason when the text reports a
+// failure.
+func (r *runner) postAnswer(ctx context.Context, batch []Mention, text, failed string) {
 	ev := replyEvent(batch, text)
 	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
 	defer cancel()
@@ -351,10 +369,12 @@ func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 	if err != nil && refusedForGood(err) {
 		r.log.Warn("the hub refused the reply; posting a failure reply instead", "channel", batch[0].Channel, "bytes", len(ev.Content), "err", err)
 		ev = replyEvent(batch, refusedNote(err))
+		failed = strings.TrimPrefix(ev.Content, "⚠️ ")
 		err = r.publish(pctx, ev)
 	}
 	if err != nil {
 		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
+		r.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
 		return
 	}
 	for _, ptr := range pointerEvents(batch, ev) {
@@ -363,12 +383,11 @@ func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
 		}
 	}
 	r.state.MarkAnswered(batch, 0)
-}
-
-// postFailure posts a failure reply (a reply like any other, so the mention
-// is answered once).
-func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
-	r.postReply(ctx, batch, "⚠️ "+why)
+	if failed != "" {
+		r.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
+	} else {
+		r.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
+	}
 }
 
 // typing publishes typing indicators in the turn's channel until ctx ends,

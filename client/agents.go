@@ -29,6 +29,9 @@ type AgentStatus struct {
 	Expired    bool   `json:"expired"`
 	RevokedAt  *int64 `json:"revoked_at"`
 	Revoked    bool   `json:"revoked"`
+	// Run is what the agent's bridge says (hive agent list fills it; nil
+	// when it publishes no status).
+	Run *AgentState `json:"run,omitempty"`
 }
 
 // State is "active", "expired" or "revoked".

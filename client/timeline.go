@@ -113,7 +113,7 @@ func (c *Client) LoadNames(ctx context.Context, m *chat.Model, pks ...string) er
 		if err != nil {
 			return fmt.Errorf("profiles: %w", err)
 		}
-		pks = pks[:0]
+		pks = nil // the owners to name next, never written over the caller's keys
 		for i := range profs {
 			m.Apply(&profs[i])
 			if o := m.Names().Owner(profs[i].PubKey); o != "" {

@@ -21,6 +21,7 @@ type MemberState struct {
 	Role     string       `json:"role"`               // in the first channel listed that has the key
 	Presence string       `json:"presence,omitempty"` // the last presence seen (online, away, offline)
 	Working  chat.Working `json:"working"`            // agents: from their frames (to the owner) or typing
+	Status   *AgentState  `json:"status,omitempty"`   // agents: what their bridge says (kind 10451)
 }
 
 // Who lists the members of channels with their names, then listens for
@@ -94,6 +95,16 @@ func (c *Client) Who(ctx context.Context, channels []Channel, listen time.Durati
 			m.Live().TurnStarted(pk, t.Channel, t.Turn, w.first[t.Turn])
 		}
 	}
+	var agents []string
+	for _, pk := range keys {
+		if m.Names().IsAgent(pk) {
+			agents = append(agents, pk)
+		}
+	}
+	states, err := c.AgentStates(ctx, agents, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]MemberState, 0, len(keys))
 	for _, pk := range keys {
 		st := MemberState{Pubkey: pk, Name: m.Names().Name(pk), Agent: m.Names().IsAgent(pk), Role: role[pk]}
@@ -102,6 +113,9 @@ func (c *Client) Who(ctx context.Context, channels []Channel, listen time.Durati
 		}
 		if st.Agent {
 			st.Working = m.Live().Working(pk, "", at)
+			if s, ok := states[pk]; ok {
+				st.Status = &s
+			}
 		}
 		out = append(out, st)
 	}

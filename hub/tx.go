@@ -37,6 +37,7 @@ func allRules() ruleSet {
 	overlayRules(rs)
 	agentRules(rs)
 	readStateRules(rs)
+	receiptRules(rs)
 	return rs
 }
 

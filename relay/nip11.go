@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr/nip11"
 )
@@ -81,4 +82,10 @@ func (r *Relay) serveInfo(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	json.NewEncoder(w).Encode(r.Info())
+}
+
+// WantsInfo reports whether req asks for the NIP-11 document: its Accept
+// header names application/nostr+json.
+func WantsInfo(req *http.Request) bool {
+	return strings.Contains(req.Header.Get("Accept"), "application/nostr+json")
 }

@@ -205,7 +205,7 @@ func (r *Relay) Store() Log { return r.store }
 // ServeHTTP answers NIP-11 requests and upgrades websockets.
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Header.Get("Upgrade") == "" {
-		if req.Header.Get("Accept") == "application/nostr+json" {
+		if WantsInfo(req) {
 			r.serveInfo(w)
 			return
 		}

@@ -2,6 +2,7 @@ package test
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +130,9 @@ func TestChatTUIHubRestart(t *testing.T) {
 	alice.waitText("bob: before the cut")
 
 	w.hub.kill9()
-	alice.waitText("◌ reconnecting")
+	alice.waitFor("reconnecting with the next try", func(s string) bool {
+		return regexp.MustCompile(`◌ reconnecting: next try in [0-9]+s`).MatchString(s)
+	})
 	alice.say("sent while down")
 	alice.waitText("sent while down (sending…)", "1 sending")
 

@@ -45,7 +45,7 @@ func (r rowJSON) reactions() map[string]int {
 
 // rows are the message rows of NDJSON output (system rows left out: see
 // allRows).
-func rows(t *testing.T, out string) []rowJSON {
+func rows(t testing.TB, out string) []rowJSON {
 	t.Helper()
 	var msgs []rowJSON
 	for _, r := range allRows(t, out) {
@@ -56,7 +56,7 @@ func rows(t *testing.T, out string) []rowJSON {
 	return msgs
 }
 
-func allRows(t *testing.T, out string) []rowJSON {
+func allRows(t testing.TB, out string) []rowJSON {
 	t.Helper()
 	var rs []rowJSON
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {

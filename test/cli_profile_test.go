@@ -14,12 +14,12 @@ import (
 // cli runs the binary with HIVE_HOME set to home; it returns stdout, stderr
 // and the exit code.
 type cli struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	env  []string
 }
 
-func newCLI(t *testing.T) *cli {
+func newCLI(t testing.TB) *cli {
 	return &cli{t: t, home: t.TempDir()}
 }
 

@@ -22,7 +22,7 @@ import (
 // pairProc is a running `hive pair|join --json`: its NDJSON events, its
 // stdin for the y/n answer, and its exit code.
 type pairProc struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -156,7 +156,7 @@ func (h *pairingHub) ownerClient(t *testing.T) *client.Client {
 }
 
 // profileOf reads the profile a join wrote.
-func profileOf(t *testing.T, c *cli, name string) client.Profile {
+func profileOf(t testing.TB, c *cli, name string) client.Profile {
 	t.Helper()
 	set, err := client.LoadProfiles(c.home)
 	if err != nil {

@@ -115,3 +115,60 @@ func TestDataDirLock(t *testing.T) {
 	p = startProc(t, data, addr, "--admin", admin.pk)
 	p.as(t, admin)
 }
+
+// TestStatusTrustsTheLock: `hive status --data` decides whether the hub runs
+// by the data directory's lock, not by serve.json's pid. A hub killed with
+// -9 leaves serve.json behind, and its pid may be a live process of anyone
+// later (here a sleep the test starts): status must say "not running"; and a
+// running hub whose serve.json is gone is still running, by the lock's pid.
+// (Before the fix the first case reported the sleep as the running hub and
+// the second "not running".)
+func TestStatusTrustsTheLock(t *testing.T) {
+	admin := newKey(t)
+	data := filepath.Join(t.TempDir(), "hub")
+	p := startProc(t, data, freeAddr(t), "--admin", admin.pk)
+	status := func() (running bool, pid int, human string) {
+		t.Helper()
+		st, code := hiveExit(t, "status", "--data", data, "--json")
+		var s struct {
+			Running bool `json:"running"`
+			PID     int  `json:"pid"`
+		}
+		if code != 0 || json.Unmarshal([]byte(st), &s) != nil {
+			t.Fatalf("hive status --data --json: exit %d: %s", code, st)
+		}
+		h, _ := hiveExit(t, "status", "--data", data)
+		return s.Running, s.PID, h
+	}
+	if err := os.Remove(filepath.Join(data, "serve.json")); err != nil {
+		t.Fatal(err)
+	}
+	if running, pid, h := status(); !running || pid != p.cmd.Process.Pid || !strings.Contains(h, fmt.Sprintf("running (pid %d", pid)) {
+		t.Fatalf("live hub without serve.json: running=%v pid=%d, want pid %d:\n%s", running, pid, p.cmd.Process.Pid, h)
+	}
+
+	p.stop(t, syscall.SIGTERM)
+	p = startProc(t, data, freeAddr(t), "--admin", admin.pk)
+	p.kill9()
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	b, err := os.ReadFile(filepath.Join(data, "serve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	st["pid"] = other.Process.Pid // the dead hub's pid, reused
+	b, _ = json.Marshal(st)
+	if err := os.WriteFile(filepath.Join(data, "serve.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if running, pid, h := status(); running || pid != 0 || !strings.Contains(h, "hub:      not running") {
+		t.Fatalf("after kill -9, with serve.json's pid alive as another process: running=%v pid=%d:\n%s", running, pid, h)
+	}
+}

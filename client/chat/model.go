@@ -30,13 +30,25 @@ type Model struct {
 	changes  []Change // what the last Apply returned (reused)
 }
 
-// overlay is an edit or a reaction.
+// overlay is an edit, a reaction or an agent's receipt.
 type overlay struct {
 	id, author, target string
 	kind               int
 	k                  key
 	created            nostr.Timestamp
-	text               string // the new text, or the emoji
+	text               string // the new text, the emoji, or a receipt's reason
+	status             string // a receipt's status
+}
+
+// overlayOp is what an overlay of kind n changes.
+func overlayOp(n int) Op {
+	switch n {
+	case kinds.Reaction:
+		return Reacted
+	case kinds.Receipt:
+		return Receipted
+	}
+	return Edited
 }
 
 // New is an empty model for the member whose key is me (for a paired
@@ -71,6 +83,7 @@ const (
 	Edited    Op = "edited"  // a row's text (or an edit was retracted)
 	Deleted   Op = "deleted" // a row is hidden
 	Reacted   Op = "reacted" // a row's reactions (added or retracted)
+	Receipted Op = "receipt" // an agent's receipt on a row (where its answer stands)
 	Named     Op = "named"   // a profile
 	LiveState Op = "live"    // presence or typing
 	Ignored   Op = "ignored" // nothing: a duplicate or a kind the model does not show
@@ -100,7 +113,7 @@ func (m *Model) Apply(ev *nostr.Event) []Change {
 		}
 	case isRowKind(ev.Kind):
 		return m.addRow(ev)
-	case ev.Kind == kinds.Edit || ev.Kind == kinds.Reaction:
+	case ev.Kind == kinds.Edit || ev.Kind == kinds.Reaction || ev.Kind == kinds.Receipt:
 		return m.addOverlay(ev)
 	case ev.Kind == kinds.DeleteInChannel || ev.Kind == kinds.Deletion:
 		return m.deleteTargets(ev)
@@ -211,11 +224,15 @@ func (m *Model) addOverlay(ev *nostr.Event) []Change {
 		return m.report(Change{Op: Ignored, ID: ev.ID})
 	}
 	o := &overlay{id: ev.ID, author: ev.PubKey, target: target, kind: ev.Kind, k: key{Millis(ev), ev.ID}, created: ev.CreatedAt, text: ev.Content}
-	op := Edited
-	if ev.Kind == kinds.Reaction {
-		op = Reacted
+	op := overlayOp(ev.Kind)
+	switch ev.Kind {
+	case kinds.Reaction:
 		if o.text == "" {
 			o.text = "+"
+		}
+	case kinds.Receipt:
+		if o.status = tagOf(ev, "status"); !kinds.ValidReceiptStatus(o.status) {
+			return m.report(Change{Op: Ignored, ID: ev.ID})
 		}
 	}
 	m.overlays[o.id] = o
@@ -246,11 +263,7 @@ func (m *Model) deleteTargets(ev *nostr.Event) []Change {
 		}
 		m.gone[id] = true
 		if o := m.overlays[id]; o != nil {
-			op := Edited
-			if o.kind == kinds.Reaction {
-				op = Reacted
-			}
-			out = append(out, m.change(op, o.target, channelOf(ev)))
+			out = append(out, m.change(overlayOp(o.kind), o.target, channelOf(ev)))
 			continue
 		}
 		out = append(out, m.change(Deleted, id, channelOf(ev)))

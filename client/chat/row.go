@@ -25,6 +25,7 @@ type Row struct {
 	ReplyTo   string          `json:"reply_to,omitempty"`   // the message it answers
 	Mentions  []string        `json:"mentions,omitempty"`   // p-tagged keys
 	Reactions []Reaction      `json:"reactions,omitempty"`  // per emoji, first reacted first
+	Receipts  []Receipt       `json:"receipts,omitempty"`   // per agent (sorted by key): where its answer stands
 	Replies   int             `json:"replies,omitempty"`    // visible replies in its thread (a root)
 	LastReply nostr.Timestamp `json:"last_reply,omitempty"` // created_at of the newest of them
 }
@@ -35,6 +36,15 @@ type Reaction struct {
 	Emoji string   `json:"emoji"`
 	Count int      `json:"count"`
 	Who   []string `json:"who"`
+}
+
+// Receipt is an agent's newest receipt on a row: where its answer to the
+// row stands (spec/agents.md, "Receipts").
+type Receipt struct {
+	Agent  string          `json:"agent"`
+	Status string          `json:"status"`           // kinds.ReceiptQueued, ...
+	Reason string          `json:"reason,omitempty"` // why it failed or is not answered
+	At     nostr.Timestamp `json:"at"`
 }
 
 // row is a loaded message with what the model derives from its tags.
@@ -73,9 +83,12 @@ func newRow(ev *nostr.Event) *row {
 	return r
 }
 
-func channelOf(ev *nostr.Event) string {
-	if h := ev.Tags.Find("h"); h != nil {
-		return h[1]
+func channelOf(ev *nostr.Event) string { return tagOf(ev, "h") }
+
+// tagOf is the value of ev's first tag called name ("" without one).
+func tagOf(ev *nostr.Event, name string) string {
+	if t := ev.Tags.Find(name); t != nil {
+		return t[1]
 	}
 	return ""
 }
@@ -90,8 +103,15 @@ func (m *Model) view(r *row) Row {
 	var edit *overlay
 	var rxs []Reaction // in first-reacted order
 	var firsts []key
+	receipts := map[string]*overlay{} // agent -> its newest receipt
 	for _, o := range m.byTarget[r.id] {
 		if m.gone[o.id] {
+			continue
+		}
+		if o.kind == kinds.Receipt {
+			if prev := receipts[o.author]; prev == nil || newer(o.k, prev.k) {
+				receipts[o.author] = o
+			}
 			continue
 		}
 		if o.kind == kinds.Edit {
@@ -129,9 +149,25 @@ func (m *Model) view(r *row) Row {
 			out.Reactions[i] = rxs[j]
 		}
 	}
+	if !out.Deleted {
+		out.Receipts = receiptViews(receipts)
+	}
 	if r.root == "" {
 		out.Replies, out.LastReply = m.replyStats(r.id)
 	}
+	return out
+}
+
+// receiptViews lists the newest receipt of each agent, by agent key.
+func receiptViews(newest map[string]*overlay) []Receipt {
+	if len(newest) == 0 {
+		return nil
+	}
+	out := make([]Receipt, 0, len(newest))
+	for agent, o := range newest {
+		out = append(out, Receipt{Agent: agent, Status: o.status, Reason: o.text, At: o.created})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
 	return out
 }
 

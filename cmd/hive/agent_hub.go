@@ -83,6 +83,9 @@ func newAgentListCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if err := addRunStates(ctx, s, rows); err != nil {
+					return err
+				}
 				return printAttested(cmd, "agents", rows)
 			})
 		},
@@ -91,17 +94,57 @@ func newAgentListCmd() *cobra.Command {
 	return cmd
 }
 
+// addRunStates fills each agent's Run from its bridge's status and the
+// receipts in the owner's channels.
+func addRunStates(ctx context.Context, s *session, rows []client.AgentStatus) error {
+	chans, err := s.myChannels(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(chans))
+	for i, c := range chans {
+		ids[i] = c.ID
+	}
+	agents := make([]string, len(rows))
+	for i, r := range rows {
+		agents[i] = r.Agent
+	}
+	states, err := s.AgentStates(ctx, agents, ids)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		if st, ok := states[rows[i].Agent]; ok {
+			rows[i].Run = &st
+		}
+	}
+	return nil
+}
+
 // printAttested prints agents or devices as a table, or {"<what>": rows}.
 func printAttested(cmd *cobra.Command, what string, rows []client.AgentStatus) error {
 	return output(cmd, map[string]any{what: rows}, func(out io.Writer) error {
 		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-		fmt.Fprintf(w, "NAME\t%s\tEXPIRES\tSTATE\n", strings.ToUpper(strings.TrimSuffix(what, "s")))
+		run := what == "agents"
+		fmt.Fprintf(w, "NAME\t%s\tEXPIRES\tSTATE", strings.ToUpper(strings.TrimSuffix(what, "s")))
+		if run {
+			fmt.Fprint(w, "\tRUN")
+		}
+		fmt.Fprintln(w)
 		for _, r := range rows {
 			exp := "never"
 			if r.ExpiresAt != nil {
 				exp = fmtTime(*r.ExpiresAt)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Name, r.Npub, exp, r.State())
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s", r.Name, r.Npub, exp, r.State())
+			if run {
+				state := "- (no bridge status)"
+				if r.Run != nil {
+					state = r.Run.Summary()
+				}
+				fmt.Fprintf(w, "\t%s", state)
+			}
+			fmt.Fprintln(w)
 		}
 		return w.Flush()
 	})

@@ -47,10 +47,8 @@ func (d dataDir) lock() (func(), error) {
 			return nil, fmt.Errorf("data directory lock %s: %w", d.lockFile(), err)
 		}
 		holder := "another process"
-		if b, rerr := os.ReadFile(d.lockFile()); rerr == nil {
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
-				holder = fmt.Sprintf("pid %d", pid)
-			}
+		if pid := d.lockPID(); pid > 0 {
+			holder = fmt.Sprintf("pid %d", pid)
 		}
 		return nil, withHint(exitWith(exitConflict, fmt.Errorf("data directory %s is in use by a running hub (%s)", d, holder)),
 			"stop that hub first, or give this one another --data directory")
@@ -59,4 +57,33 @@ func (d dataDir) lock() (func(), error) {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return func() { f.Close() }, nil
+}
+
+// lockPID is the pid the lock file names (0 when it names none).
+func (d dataDir) lockPID() int {
+	b, err := os.ReadFile(d.lockFile())
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// running reports the pid of the hub that holds the data directory's lock,
+// or false when none does. It asks the kernel, not serve.json: a hub killed
+// with -9 leaves serve.json naming a pid anyone may have later.
+func (d dataDir) running() (int, bool) {
+	f, err := os.Open(d.lockFile())
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return 0, false
+	}
+	return d.lockPID(), true
 }

@@ -103,6 +103,11 @@ func (m *hubMetrics) commitHook(writes int, d time.Duration) {
 	m.commit.Observe(d.Seconds())
 }
 
+// handler serves the registry as Prometheus text.
+func (m *hubMetrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
 // listen serves /metrics on addr; it returns a stop function and the address.
 func (m *hubMetrics) listen(addr string, log *slog.Logger) (func(), string, error) {
 	ln, err := net.Listen("tcp", addr)
@@ -110,7 +115,7 @@ func (m *hubMetrics) listen(addr string, log *slog.Logger) (func(), string, erro
 		return nil, "", exitWith(exitConflict, fmt.Errorf("--metrics %s: %w", addr, err))
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", m.handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	log.Info("metrics serving", "addr", ln.Addr().String())

@@ -227,7 +227,7 @@ func withFollow(cmd *cobra.Command, follow bool, first func(ctx context.Context,
 // followChannels applies every event of channels since to the printer's
 // model and prints each row that changed.
 func followChannels(ctx context.Context, s *session, p printer, channels []string, since nostr.Timestamp) error {
-	rowKinds := append(client.TimelineKinds(), kinds.Edit, kinds.DeleteInChannel, kinds.Reaction)
+	rowKinds := append(client.TimelineKinds(), kinds.Edit, kinds.DeleteInChannel, kinds.Reaction, kinds.Receipt)
 	fs := []nostr.Filter{
 		{Kinds: rowKinds, Tags: nostr.TagMap{"h": channels}, Since: &since},
 		{Kinds: []int{kinds.Deletion, kinds.Reaction}, Since: &since}, // a kind 5 has no h; a reaction may lack one
@@ -243,7 +243,7 @@ func followChannels(ctx context.Context, s *session, p printer, channels []strin
 			}
 			r, _ := p.m.Row(c.ID)
 			switch c.Op {
-			case chat.Added, chat.Edited, chat.Deleted, chat.Reacted:
+			case chat.Added, chat.Edited, chat.Deleted, chat.Reacted, chat.Receipted:
 				if err := p.row(c.Op, r); err != nil {
 					return true, err
 				}

@@ -82,6 +82,14 @@ func (p printer) line(r rowOut) string {
 	if r.Replies > 0 {
 		extra = append(extra, fmt.Sprintf("%d replies", r.Replies))
 	}
+	for _, rc := range r.Receipts {
+		receipt := p.m.Names().Name(rc.Agent) + " " + rc.Status
+		if rc.Reason != "" {
+			reason, _, _ := strings.Cut(rc.Reason, "\n")
+			receipt += ": " + reason
+		}
+		extra = append(extra, receipt)
+	}
 	if len(extra) > 0 {
 		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
 	}

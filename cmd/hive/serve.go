@@ -38,6 +38,7 @@ type serveFlags struct {
 	store      string // --store: "" (SQLite in data) or a postgres:// URL
 	metrics    string
 	logFormat  string
+	web        bool // --web: serve the web chat at / to browsers
 }
 
 func newServeCmd() *cobra.Command {
@@ -61,7 +62,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.tls, "tls", "", `"self-signed": serve wss with an ECDSA certificate kept in the data dir; clients pin it`)
 	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", "", "serve wss with this PEM certificate (with --tls-key)")
 	cmd.Flags().StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
-	cmd.Flags().StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics on this address (e.g. 127.0.0.1:9447)")
+	cmd.Flags().StringVar(&f.metrics, "metrics", "", `serve Prometheus /metrics on this address (e.g. 127.0.0.1:9447), or "main" for the hub's own listener`)
+	cmd.Flags().BoolVar(&f.web, "web", true, "serve the web chat to browsers at the hub's URL (--web=false: off)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
 	cmd.Flags().StringVar(&f.store, "store", "", "event log: a postgres:// URL to share one PostgreSQL log between several hive instances (default: SQLite in --data)")
@@ -173,7 +175,11 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	pairSrv := endpoint.New(endpoint.Limits{}, log.With("part", "pairing"))
 	defer pairSrv.Close()
-	srv := &http.Server{Handler: withPairing(rl, pairSrv), TLSConfig: tlsConf,
+	handler, err := frontHandler(f, rl, pairSrv, m, tlsConf != nil)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, TLSConfig: tlsConf,
 		ReadHeaderTimeout: rl.Config().HeaderTimeout, IdleTimeout: rl.Config().HeaderTimeout, ConnState: rl.ConnState,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	if f.pprof != "" {
@@ -191,7 +197,7 @@ func serve(ctx context.Context, f serveFlags) error {
 		fmt.Fprintf(os.Stdout, "hive: TLS pin %s (clients: hive profile add NAME --hub %s --pin %s ...)\n", pin, urls[0], pin)
 	}
 	state := serveState{PID: os.Getpid(), StartedAt: time.Now().Unix(), Addr: ln.Addr().String(), PublicURLs: urls, Pin: pin}
-	if f.metrics != "" {
+	if f.metrics != "" && f.metrics != metricsOnMain {
 		stopMetrics, addr, err := m.listen(f.metrics, log)
 		if err != nil {
 			return err

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ainb/hive/client/tlspin"
@@ -127,8 +126,9 @@ func operatorStatus(cmd *cobra.Command, d dataDir, storeURL string) error {
 	if _, pin, err := tlspin.LoadPair(d.tlsCert(), d.tlsKey()); err == nil {
 		out.Pin = pin
 	}
-	if st, err := readServeState(d); err == nil && syscall.Kill(st.PID, 0) == nil {
-		out.Running, out.PID, out.URLs, out.Metrics = true, st.PID, st.PublicURLs, st.Metrics
+	out.PID, out.Running = d.running()
+	if st, err := readServeState(d); err == nil && out.Running && st.PID == out.PID {
+		out.URLs, out.Metrics = st.PublicURLs, st.Metrics
 		out.UptimeSec = time.Now().Unix() - st.StartedAt
 		if st.Pin != "" {
 			out.Pin = st.Pin
@@ -142,7 +142,10 @@ func operatorStatus(cmd *cobra.Command, d dataDir, storeURL string) error {
 	return output(cmd, out, func(w io.Writer) error {
 		state := "not running"
 		if out.Running {
-			state = fmt.Sprintf("running (pid %d, up %s)", out.PID, time.Duration(out.UptimeSec)*time.Second)
+			state = fmt.Sprintf("running (pid %d)", out.PID)
+			if out.UptimeSec > 0 {
+				state = fmt.Sprintf("running (pid %d, up %s)", out.PID, time.Duration(out.UptimeSec)*time.Second)
+			}
 		}
 		fmt.Fprintf(w, "hub:      %s\n", state)
 		if len(out.URLs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -69,13 +70,32 @@ func printWho(out io.Writer, states []client.MemberState) error {
 		if presence == "" {
 			presence = "-"
 		}
-		switch {
-		case st.Working.Working:
-			state = fmt.Sprintf("working %s in #%s (%s)", st.Working.Elapsed.Round(time.Second), st.Working.Channel, st.Working.Source)
-		case st.Agent:
-			state = "idle"
+		if st.Agent {
+			state = agentState(st)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", st.Name, st.Role, presence, state)
 	}
 	return w.Flush()
+}
+
+// agentState is an agent's STATE column: its bridge's status (connected,
+// idle or working on what, queue, breaker, last error), with the working
+// signal of its frames or typing when the status names no mention.
+func agentState(st client.MemberState) string {
+	working := ""
+	if st.Working.Working {
+		working = fmt.Sprintf("working %s in #%s (%s)", st.Working.Elapsed.Round(time.Second), st.Working.Channel, st.Working.Source)
+	}
+	if st.Status == nil {
+		if working == "" {
+			return "idle"
+		}
+		return working
+	}
+	s := st.Status.Summary()
+	if working != "" && st.Status.Connected && len(st.Status.WorkingOn) == 0 {
+		_, rest, _ := strings.Cut(s, ", ")
+		return strings.TrimSuffix(working+", "+rest, ", ")
+	}
+	return s
 }

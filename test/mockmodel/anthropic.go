@@ -15,6 +15,7 @@ import (
 type Anthropic struct {
 	*server
 	prompts []string        // under server.mu
+	asked   []Asked         // under server.mu: the requests prompts came in
 	called  map[string]bool // cue texts whose MCP calls were made
 	calls   int             // MCP calls made, for their ids
 	batch   map[string]bool // the ids of the newest answer's MCP calls
@@ -39,8 +40,9 @@ func StartAnthropic(text, shell string) (*Anthropic, error) {
 }
 
 type request struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
+	Model    string          `json:"model"`
+	System   json.RawMessage `json:"system"` // a string or text blocks
+	Stream   bool            `json:"stream"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -89,7 +91,7 @@ func (m *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 	if last >= 0 {
 		lastBlocks = blocks(req.Messages[last].Content)
 		if req.Messages[last].Role == "user" && !hasToolResult(lastBlocks) {
-			m.notePrompt(userText(lastBlocks))
+			m.notePrompt(userText(lastBlocks), req.Model, systemText(req.System))
 		}
 	}
 	var calls []block

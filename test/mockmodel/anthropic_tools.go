@@ -95,8 +95,30 @@ func (m *Anthropic) Prompts() []string {
 	return append([]string(nil), m.prompts...)
 }
 
-func (m *Anthropic) notePrompt(text string) {
+func (m *Anthropic) notePrompt(text, model, system string) {
 	m.mu.Lock()
 	m.prompts = append(m.prompts, text)
+	m.asked = append(m.asked, Asked{Prompt: text, Model: model, System: system})
 	m.mu.Unlock()
+}
+
+// Asked is a request that brought a user prompt: its text, the model it
+// names and its system prompt.
+type Asked struct{ Prompt, Model, System string }
+
+// Asks returns every request whose newest message is the user's own, in
+// order, with its model and system prompt.
+func (m *Anthropic) Asks() []Asked {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Asked(nil), m.asked...)
+}
+
+// systemText is a request's system prompt as text (blocks joined).
+func systemText(raw json.RawMessage) string {
+	var b strings.Builder
+	for _, bl := range blocks(raw) {
+		b.WriteString(bl.Text)
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -103,7 +104,7 @@ func (m *Model) publish(ev nostr.Event, text string, edit bool) tea.Cmd {
 
 // sent takes a publish's end: the row joins the timeline, or the hub's
 // reason shows on one line and the text comes back to the composer.
-func (m *Model) sent(msg sentMsg) {
+func (m *Model) sent(msg sentMsg) tea.Cmd {
 	m.dropPending(msg.ev.ID)
 	if msg.err != nil {
 		what := "not sent"
@@ -114,10 +115,14 @@ func (m *Model) sent(msg sentMsg) {
 		if m.composer.Value() == "" {
 			m.composer.SetValue(msg.text)
 		}
-		return
+		if errors.Is(msg.err, client.ErrAuth) {
+			return m.reloadChannels("") // removed from the channel, or it was archived: the list says so
+		}
+		return nil
 	}
 	m.info = ""
 	m.apply([]nostr.Event{msg.ev})
+	return nil
 }
 
 func (m *Model) dropPending(id string) {

@@ -1,11 +1,9 @@
 package chatui
 
 import (
-	"errors"
 	"strings"
 	"time"
 
-	"github.com/ainb/hive/client"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -29,16 +27,6 @@ func tick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { ret
 func (m *Model) Init() tea.Cmd {
 	m.say(false, "loading…")
 	return tea.Batch(m.load(), tick(), textarea.Blink)
-}
-
-// errText is what a person reads of an error: the hub's reason for a
-// refusal, else the error's text.
-func errText(err error) string {
-	var re *client.RefusedError
-	if errors.As(err, &re) {
-		return re.Reason
-	}
-	return err.Error()
 }
 
 // Update handles one message.
@@ -76,11 +64,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds = append(cmds, m.watchAgents()) // an agent's profile may come later
 	case feedEnded:
-		m.say(true, "live updates stopped: "+errText(msg.err))
+		if m.connCheck(); m.conn.Failed == nil {
+			m.say(true, "live updates stopped: "+errText(msg.err))
+		}
 	case channelsMsg:
 		cmds = append(cmds, m.setChannels(msg))
+	case olderMsg:
+		cmds = append(cmds, m.older(msg))
+	case searchedMsg:
+		m.searched(msg)
 	case sentMsg:
-		m.sent(msg)
+		cmds = append(cmds, m.sent(msg))
 	case doneMsg:
 		if msg.err != nil {
 			m.say(true, errText(msg.err))
@@ -93,7 +87,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case quitMsg:
 		return m, tea.Quit
 	case tickMsg:
-		m.online = m.c.URL() != ""
+		m.connCheck()
 		cmds = append(cmds, tick())
 	case tea.FocusMsg:
 		m.blurred = false
@@ -202,6 +196,9 @@ func (m *Model) closeSomething() {
 	switch {
 	case m.comp.active():
 		m.comp = completion{}
+	case m.search != nil:
+		m.search = nil
+		m.info = ""
 	case m.editing != "":
 		m.editing = ""
 		m.composer.Reset()

@@ -26,8 +26,14 @@ func (m *Model) View() string {
 	if m.pane != nil && m.pane.open {
 		body = m.paneView(mainW, m.timeline.Height)
 	}
+	if m.search != nil {
+		body = m.searchLines(mainW, m.timeline.Height)
+	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
 	info := m.info
+	if info == "" && !m.timeline.AtBottom() {
+		info = "▲ scrolled up · " + m.keys["bottom"].Help().Key + " jumps to the newest"
+	}
 	if m.infoErr {
 		info = errStyle.Render("✗ " + truncate(info, mainW-2))
 	} else {
@@ -60,7 +66,7 @@ func (m *Model) header(width int) string {
 // other participants' names.
 func (m *Model) channelName(ch client.Channel) string {
 	if ch.Type != "dm" {
-		return clean(ch.Name, false)
+		return clean(ch.Name, false) + m.goneMark(ch.ID)
 	}
 	var who []string
 	for pk := range ch.Members {
@@ -71,7 +77,15 @@ func (m *Model) channelName(ch client.Channel) string {
 	if len(who) == 0 {
 		return "dm"
 	}
-	return strings.Join(who, ", ")
+	return strings.Join(who, ", ") + m.goneMark(ch.ID)
+}
+
+// goneMark marks a channel the member was removed from while it was open.
+func (m *Model) goneMark(id string) string {
+	if m.gone[id] {
+		return " (left)"
+	}
+	return ""
 }
 
 // sidebar lists the channels and DMs with their unread and mention
@@ -166,11 +180,8 @@ func (m *Model) agentLines(w int) []string {
 
 // status is the bottom line: connection, hub, identity and profile.
 func (m *Model) status() string {
-	conn := "● connected"
-	if !m.online {
-		conn = "◌ reconnecting…"
-	}
-	hub := m.c.URL()
+	conn := m.connText()
+	hub := m.hub
 	if m.opt.Pinned && hub != "" {
 		hub += " (pin ✓)"
 	}
@@ -178,12 +189,12 @@ func (m *Model) status() string {
 	if m.opt.Profile != "" {
 		who += " [" + m.opt.Profile + "]"
 	}
-	s := fmt.Sprintf(" %s %s · %s · ? help", conn, hub, who)
+	if n := len(m.pending); n > 0 {
+		conn += fmt.Sprintf(" · %d sending", n)
+	}
+	s := fmt.Sprintf(" %s · %s · %s · ? help", conn, hub, who)
 	if ask := m.pendingAsk(); ask != "" {
 		s = fmt.Sprintf(" ⚠ permission asked: %s (%s) ·%s", clean(ask, false), m.keys["agent"].Help().Key, s)
-	}
-	if n := len(m.pending); n > 0 {
-		s += fmt.Sprintf(" · %d sending", n)
 	}
 	return reverse.Render(truncate(s, m.w) + strings.Repeat(" ", max(0, m.w-lipgloss.Width(truncate(s, m.w)))))
 }

@@ -1,0 +1,88 @@
+package agentbridge
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// outboxSize bounds the receipts waiting to be published; past it new ones
+// are dropped (logged): the reply is still posted, only its receipts lag.
+const outboxSize = 4096
+
+// outbox publishes the agent's receipts (kind 40010) in the order they were
+// made, off the path of the prompt, each stamped when its state changed
+// (created_at and the ms tag: a mention's receipts sort in that order
+// whatever second they fall in).
+type outbox struct {
+	evs chan *nostr.Event
+
+	mu   sync.Mutex
+	last int64 // the last stamp handed out, unix ms
+}
+
+func newOutbox() *outbox { return &outbox{evs: make(chan *nostr.Event, outboxSize)} }
+
+// stamp dates ev now, in milliseconds that never repeat or go back.
+func (o *outbox) stamp(ev *nostr.Event) {
+	o.mu.Lock()
+	ms := max(time.Now().UnixMilli(), o.last+1)
+	o.last = ms
+	o.mu.Unlock()
+	ev.CreatedAt = nostr.Timestamp(ms / 1000)
+	ev.Tags = append(ev.Tags, nostr.Tag{chat.MsTag, strconv.FormatInt(ms%1000, 10)})
+}
+
+// receiptEvent is the agent's receipt on mention m (spec/agents.md,
+// "Receipts"): h the channel, e the mention, p its author, status, the
+// reason as content, and q the reply once answered.
+func receiptEvent(m Mention, status, reason, reply string) *nostr.Event {
+	tags := nostr.Tags{{"h", m.Channel}, {"e", m.ID}, {"p", m.Author}, {"status", status}}
+	if reply != "" {
+		tags = append(tags, nostr.Tag{"q", reply})
+	}
+	return &nostr.Event{Kind: kinds.Receipt, Content: clipTo(reason, maxReasonBytes), Tags: tags}
+}
+
+// maxReasonBytes bounds a receipt's reason (the failure reply holds the rest).
+const maxReasonBytes = 1024
+
+// receipt queues the agent's receipt on each mention of ms (queued steers
+// have none). It never blocks.
+func (r *runner) receipt(ms []Mention, status, reason, reply string) {
+	for _, m := range ms {
+		if m.ID == "" {
+			continue
+		}
+		ev := receiptEvent(m, status, reason, reply)
+		r.out.stamp(ev)
+		select {
+		case r.out.evs <- ev:
+		default:
+			r.log.Warn("receipt not published: too many waiting", "event", m.ID, "status", status)
+		}
+	}
+	if kinds.ReceiptFinal(status) && status != kinds.ReceiptAnswered && reason != "" {
+		r.status.failed(reason)
+	}
+}
+
+// outboxLoop publishes queued receipts until ctx ends, waiting for the hub
+// connection; one the hub refuses for good is logged and dropped.
+func (r *runner) outboxLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-r.out.evs:
+			if err := r.publish(ctx, ev); err != nil && ctx.Err() == nil {
+				r.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
+			}
+		}
+	}
+}

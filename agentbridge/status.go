@@ -1,0 +1,141 @@
+package agentbridge
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// The agent status (kind 10451) is renewed every statusEvery and expires
+// statusTTL after it was made, so a bridge that died is seen as gone.
+const (
+	statusEvery = time.Minute
+	statusTTL   = 150 * time.Second
+)
+
+// statusBoard is the agent's state as the status event tells it. The
+// dispatcher and the turns write it; statusLoop publishes it.
+type statusBoard struct {
+	mu   sync.Mutex
+	s    client.AgentState
+	last nostr.Timestamp // created_at of the last status published
+	poke chan struct{}
+}
+
+func newStatusBoard(processes int) *statusBoard {
+	return &statusBoard{s: client.AgentState{State: client.AgentIdle, Processes: processes}, poke: make(chan struct{}, 1)}
+}
+
+func (b *statusBoard) set(fn func(s *client.AgentState)) {
+	b.mu.Lock()
+	fn(&b.s)
+	b.mu.Unlock()
+	select {
+	case b.poke <- struct{}{}:
+	default:
+	}
+}
+
+// failed records the last error: the first line of a failure's reason.
+func (b *statusBoard) failed(reason string) {
+	line, _, _ := strings.Cut(strings.TrimPrefix(reason, "⚠️ "), "\n")
+	b.set(func(s *client.AgentState) { s.LastError, s.LastErrorAt = clipTo(line, 200), time.Now().Unix() })
+}
+
+// noteDispatch copies the dispatcher's queue and slots to the board
+// (called on the dispatcher goroutine).
+func (r *runner) noteDispatch() {
+	busy, open := 0, false
+	for _, s := range r.d.slots {
+		busy += btoi(s.state == slotBusy)
+		open = open || s.state == slotOpen
+	}
+	queued := r.d.q.Len()
+	r.status.set(func(s *client.AgentState) {
+		s.Busy, s.Queued, s.BreakerOpen, s.State = busy, queued, open, client.AgentIdle
+		if busy > 0 || len(r.d.inFlight) > 0 {
+			s.State = client.AgentWorking
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// statusEvent is the board as a status event, dated after the last one
+// (a replaceable event of the same second might lose to it), or nil when
+// it cannot be dated yet.
+func (b *statusBoard) statusEvent(state string) *nostr.Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := nostr.Now()
+	if now <= b.last {
+		return nil
+	}
+	s := b.s
+	if state != "" {
+		s.State = state
+	}
+	s.Connected = s.State != client.AgentOffline
+	content, _ := json.Marshal(s)
+	exp := strconv.FormatInt(int64(now)+int64(statusTTL/time.Second), 10)
+	return &nostr.Event{Kind: kinds.AgentStatus, CreatedAt: now, Content: string(content), Tags: nostr.Tags{{"expiration", exp}}}
+}
+
+// publishStatus sends the board (with state, when given) on h.
+func (r *runner) publishStatus(ctx context.Context, h Hub, state string) error {
+	ev := r.status.statusEvent(state)
+	for ev == nil {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+		}
+		ev = r.status.statusEvent(state)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := h.Publish(pctx, ev); err != nil {
+		return err
+	}
+	r.status.mu.Lock()
+	r.status.last = max(r.status.last, ev.CreatedAt)
+	r.status.mu.Unlock()
+	return nil
+}
+
+func (b *statusBoard) lastAt() nostr.Timestamp {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
+// statusLoop publishes the board on h when it changes (at most once a
+// second) and every statusEvery, until ctx ends (serve publishes the
+// offline status then).
+func (r *runner) statusLoop(ctx context.Context, h Hub) {
+	tick := time.NewTicker(statusEvery)
+	defer tick.Stop()
+	for {
+		if err := r.publishStatus(ctx, h, ""); err != nil && ctx.Err() == nil {
+			r.log.Warn("publishing the agent status", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.status.poke:
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,43 @@
+// The live feed of a chat surface (as hive chat follows, tui/chatui/feed.go):
+// rows, overlays and typing of the member's channels, profiles, presence,
+// channel changes, deletions and the member's read state, applied to the
+// model as they come; names of new keys are fetched.
+import { KIND, OVERLAY_KINDS, TIMELINE_KINDS } from '../model/kinds.js'
+import { loadNames } from './history.js'
+import { parseReadState } from './readstate.js'
+
+/**
+ * follow subscribes for channelIds from since (unix s; default now - 5)
+ * and applies each event to model. Handlers: onevent(ev, changes) for
+ * every event, onreadstate(context, at) for a read position of the
+ * member's keys, onchannels(ev) for a channel's metadata or roster,
+ * onnames(pks) when profiles of new keys arrived, onclosed(reason).
+ * It returns the subscription ({close()}).
+ */
+export function follow (hub, model, channelIds, { since, onevent = () => {}, onreadstate = () => {}, onchannels = () => {}, onnames = () => {}, onclosed = () => {} } = {}) {
+  since = since ?? Math.floor(Date.now() / 1000) - 5
+  const filters = [
+    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers], since },
+    { kinds: [KIND.ReadState], since },
+    { kinds: [KIND.Deletion, KIND.Reaction], since }
+  ]
+  if (channelIds.length) filters.push({ kinds: [...TIMELINE_KINDS, ...OVERLAY_KINDS, KIND.Typing], '#h': channelIds, since })
+  const asking = new Set()
+  return hub.subscribe(filters, {
+    onclosed,
+    onevent: ev => {
+      if (ev.kind === KIND.ReadState) {
+        const r = parseReadState(ev)
+        if (r) onreadstate(r.context, r.at)
+        return
+      }
+      if (ev.kind === KIND.GroupMetadata || ev.kind === KIND.GroupMembers) { onchannels(ev); return }
+      const changes = model.apply(ev)
+      onevent(ev, changes)
+      if (ev.kind !== KIND.Profile && !model.names.known(ev.pubkey) && !asking.has(ev.pubkey)) {
+        asking.add(ev.pubkey)
+        loadNames(hub, model, [ev.pubkey]).then(() => onnames([ev.pubkey]), () => asking.delete(ev.pubkey))
+      }
+    }
+  })
+}

@@ -1,0 +1,95 @@
+// The shared chat-model fixtures (spec/fixtures, format in its README) run
+// against the JS model exactly as client/chat's TestFixtures runs them: in
+// log order, reversed, one by one with views read between events and then
+// all again (duplicates), and shuffled with 20 seeds.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { ChatModel } from '../src/model/index.js'
+import { shuffle } from './lib/shuffle.js'
+
+const dir = fileURLToPath(new URL('../../spec/fixtures/', import.meta.url))
+const files = readdirSync(dir).filter(f => f.endsWith('.json')).sort()
+
+// The row fields client/chat marshals with omitempty, and those a fixture checks only where it gives them.
+const omitEmpty = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'receipts', 'replies', 'last_reply']
+const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at', 'receipts']
+
+function empty (v) { return v === false || v === '' || v === 0 || v == null || (Array.isArray(v) && v.length === 0) }
+
+function shown (rows, want) {
+  return rows.map((r, i) => {
+    const o = { ...r }
+    for (const f of omitEmpty) if (empty(o[f])) delete o[f]
+    if (i < want.length) for (const f of optional) if (!(f in want[i])) delete o[f]
+    return o
+  })
+}
+
+function unreadOf (u) { return { unread: u.unread || 0, mentions: u.mentions || 0, first_unread: u.first_unread || '' } }
+
+function check (fx, how, m) {
+  const ex = fx.expect
+  const views = [['timeline', ex.timelines, id => m.timeline(id)], ['main', ex.main, id => m.main(id)], ['thread', ex.threads, id => m.thread(id)]]
+  for (const [name, wants, fn] of views) {
+    for (const [id, want] of Object.entries(wants || {})) {
+      assert.deepStrictEqual(shown(fn(id), want), want, `${fx.name} (${how}): ${name} ${id}`)
+    }
+  }
+  for (const [ch, want] of Object.entries(ex.unread || {})) {
+    assert.deepStrictEqual(unreadOf(m.unread(ch, fx.read)), unreadOf(want), `${fx.name} (${how}): unread ${ch}`)
+  }
+  for (const [root, want] of Object.entries(ex.thread_unread || {})) {
+    assert.deepStrictEqual(unreadOf(m.threadUnread(root, fx.read)), unreadOf(want), `${fx.name} (${how}): thread unread ${root}`)
+  }
+  for (const [pk, want] of Object.entries(ex.names || {})) {
+    assert.equal(m.names.name(pk), want.name, `${fx.name} (${how}): name of ${pk.slice(0, 8)}`)
+    assert.equal(m.names.label(pk), want.label, `${fx.name} (${how}): label of ${pk.slice(0, 8)}`)
+  }
+  for (const [name, want] of Object.entries(ex.lookup || {})) {
+    assert.deepStrictEqual(m.names.lookup(name), want || [], `${fx.name} (${how}): lookup ${JSON.stringify(name)}`)
+  }
+}
+
+test('spec/fixtures exist', () => assert.ok(files.length >= 5, `only ${files.length} fixtures in ${dir}`))
+
+for (const f of files) {
+  const fx = JSON.parse(readFileSync(join(dir, f), 'utf8'))
+  const log = [...fx.events, ...(fx.older || []).flat()]
+  test(`fixture ${fx.name}`, async t => {
+    await t.test('log order', () => {
+      const m = new ChatModel(fx.me)
+      m.applyAll(log)
+      check(fx, 'log order', m)
+    })
+    await t.test('pages: newest first, then each older page', () => {
+      const m = new ChatModel(fx.me)
+      m.applyAll(fx.events)
+      for (const p of fx.older || []) m.applyAll(p)
+      check(fx, 'pages', m)
+    })
+    await t.test('reversed', () => {
+      const m = new ChatModel(fx.me)
+      for (let i = log.length - 1; i >= 0; i--) m.apply(log[i])
+      check(fx, 'reversed', m)
+    })
+    await t.test('one by one, twice', () => {
+      const m = new ChatModel(fx.me)
+      for (const ev of log) {
+        m.apply(ev)
+        for (const ch of m.channels()) { m.timeline(ch); m.unread(ch, fx.read) }
+      }
+      m.applyAll(log)
+      check(fx, 'one by one, twice', m)
+    })
+    await t.test('shuffled', () => {
+      for (let seed = 1; seed <= 20; seed++) {
+        const m = new ChatModel(fx.me)
+        m.applyAll(shuffle(log, seed))
+        check(fx, `shuffled seed ${seed}`, m)
+      }
+    })
+  })
+}
