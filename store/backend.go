@@ -29,8 +29,11 @@ type Backend interface {
 type CommitTx interface {
 	WriteTx
 	// Commit commits the transaction, which stored the events of sequence
-	// numbers seqs (the PostgreSQL log announces them to other instances).
-	Commit(seqs []int64) error
+	// numbers seqs (the PostgreSQL log announces them to other instances)
+	// and, if stateChanged, may have changed the projector's tables (the
+	// PostgreSQL log tells the other instances' writers to drop what they
+	// cached of them).
+	Commit(seqs []int64, stateChanged bool) error
 	Rollback() error
 }
 

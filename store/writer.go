@@ -152,13 +152,15 @@ func (c *Core) commitBatch(batch []*write) bool {
 		return true
 	}
 	var seqs []int64
+	changed := false
 	for _, w := range batch {
 		if w.err == nil {
 			seqs = append(seqs, w.seqs...)
+			changed = changed || c.mayChangeState(w)
 		}
 	}
 	start := time.Now()
-	if err := tx.Commit(seqs); err != nil {
+	if err := tx.Commit(seqs, changed); err != nil {
 		for _, w := range batch {
 			w.err, w.derived = fmt.Errorf("error: commit failed: %w", err), nil
 		}
@@ -176,6 +178,13 @@ func (c *Core) commitBatch(batch []*write) bool {
 	}
 	notifyCommitted(c.opts.Projector, evs)
 	return true
+}
+
+// mayChangeState reports whether a write that succeeded may have changed
+// the projector's tables: a save of a kind it writes for (Projector.Stateful),
+// or any other operation.
+func (c *Core) mayChangeState(w *write) bool {
+	return w.op != opSave || (c.opts.Projector != nil && c.opts.Projector.Stateful(w.ev.Kind))
 }
 
 func setErr(w *write, err error) { w.err = err }

@@ -63,7 +63,9 @@ func lexemes(t store.Term) string {
 	return "(" + strings.Join(ls, " <-> ") + ")"
 }
 
-// IndexText sets each message's text and tsvector, all in one statement.
+// IndexText sets each message's text and tsvector, all in one statement,
+// held to go with the transaction's next round trip (nothing waits for its
+// answer: a failure aborts the transaction, and the commit reports it).
 func (d *db) IndexText(tx store.WriteTx, texts []store.IndexedText) error {
 	seqs, text, toks := make([]int64, len(texts)), make([]string, len(texts)), make([]string, len(texts))
 	for i, t := range texts {
@@ -71,9 +73,14 @@ func (d *db) IndexText(tx store.WriteTx, texts []store.IndexedText) error {
 		text[i] = strings.ReplaceAll(t.Text, "\x00", "") // text cannot hold a NUL; JSON content can
 		toks[i] = strings.Join(store.Tokenize(text[i]), " ")
 	}
-	_, err := tx.Exec(`INSERT INTO search (seq, text, tsv)
+	const q = `INSERT INTO search (seq, text, tsv)
 		SELECT x.seq, x.text, to_tsvector('simple', x.toks) FROM unnest(?::bigint[], ?::text[], ?::text[]) AS x(seq, text, toks)
-		ON CONFLICT (seq) DO UPDATE SET text = EXCLUDED.text, tsv = EXCLUDED.tsv`, seqs, text, toks)
+		ON CONFLICT (seq) DO UPDATE SET text = EXCLUDED.text, tsv = EXCLUDED.tsv`
+	if t, ok := tx.(*Tx); ok {
+		t.hold(q, seqs, text, toks)
+		return nil
+	}
+	_, err := tx.Exec(q, seqs, text, toks)
 	return err
 }
 

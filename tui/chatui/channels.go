@@ -35,7 +35,7 @@ func (m *Model) reloadChannels(open string) tea.Cmd {
 		out := channelsMsg{channels: m.joined(all), open: open}
 		for _, ch := range out.channels {
 			if !had[ch.ID] {
-				evs, err := page(ctx, c, ch.ID, nil)
+				evs, err := page(ctx, c, ch.ID)
 				if err != nil {
 					return channelsMsg{err: err}
 				}

@@ -11,8 +11,12 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// pageSize is how many rows a channel page loads (on open and per page up).
-const pageSize = 100
+// pageSize is how many rows a channel page loads (on open and per page
+// up); maxSecond bounds the rows of one second a page completes.
+const (
+	pageSize  = 100
+	maxSecond = 5000
+)
 
 // loadedMsg is the first load: the member's channels, their newest pages
 // with overlays, every profile, and the read positions.
@@ -60,7 +64,7 @@ func (m *Model) load() tea.Cmd {
 			return loadedMsg{err: err}
 		}
 		for _, ch := range out.channels {
-			evs, err := page(ctx, c, ch.ID, nil)
+			evs, err := page(ctx, c, ch.ID)
 			if err != nil {
 				return loadedMsg{err: err}
 			}
@@ -75,20 +79,45 @@ func (m *Model) load() tea.Cmd {
 	}
 }
 
-// page fetches a page of channel's rows at or before until with their
-// overlays (the events only: the model applies them in Update).
-func page(ctx context.Context, c *client.Client, channel string, until *nostr.Timestamp) ([]nostr.Event, error) {
-	evs, err := c.Query(ctx, nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: pageSize, Until: until})
+// page fetches the newest page of channel's rows with their overlays
+// (the events only: the model applies them in Update).
+func page(ctx context.Context, c *client.Client, channel string) ([]nostr.Event, error) {
+	evs, _, err := pageRows(ctx, c, channel, pageSize, nil)
+	return evs, err
+}
+
+// pageRows fetches up to limit of channel's rows at or before until (nil:
+// the newest), and every row of the page's oldest second (the hub cuts a
+// page anywhere in a second: a burst of one second must not show with
+// gaps, and the next page starts a second earlier), with their overlays
+// and the retractions of those; rows is how many of the events are rows.
+func pageRows(ctx context.Context, c *client.Client, channel string, limit int, until *nostr.Timestamp) (evs []nostr.Event, rows int, err error) {
+	f := nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until}
+	evs, err = c.Query(ctx, f)
 	if err != nil || len(evs) == 0 {
-		return evs, err
+		return evs, len(evs), err
 	}
+	if len(evs) == limit {
+		oldest := slices.MinFunc(evs, func(a, b nostr.Event) int { return int(a.CreatedAt) - int(b.CreatedAt) }).CreatedAt
+		f.Since, f.Until, f.Limit = &oldest, &oldest, maxSecond
+		second, err := c.Query(ctx, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, e := range second {
+			if !slices.ContainsFunc(evs, func(x nostr.Event) bool { return x.ID == e.ID }) {
+				evs = append(evs, e)
+			}
+		}
+	}
+	rows = len(evs)
 	ids := make([]string, len(evs))
 	for i, e := range evs {
 		ids[i] = e.ID
 	}
 	over, err := c.Query(ctx, nostr.Filter{Kinds: client.OverlayKinds(), Tags: nostr.TagMap{"e": ids}, Limit: 5000})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var oids []string
 	for _, o := range over {
@@ -97,27 +126,11 @@ func page(ctx context.Context, c *client.Client, channel string, until *nostr.Ti
 	if len(oids) > 0 {
 		retracted, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Deletion}, Tags: nostr.TagMap{"e": oids}, Limit: 5000})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		over = append(over, retracted...)
 	}
-	return append(evs, over...), nil
-}
-
-// olderPage loads the page before the oldest loaded row of the open channel.
-func (m *Model) olderPage() tea.Cmd {
-	_, at, ok := m.chat.Oldest(m.cur)
-	if !ok {
-		return nil
-	}
-	c, ctx, ch := m.c, m.ctx, m.cur
-	return func() tea.Msg {
-		evs, err := page(ctx, c, ch, &at)
-		if err != nil {
-			return doneMsg{err: err}
-		}
-		return eventsMsg{evs: evs}
-	}
+	return append(evs, over...), rows, nil
 }
 
 // follow (re)starts the live subscription over the joined channels: rows,

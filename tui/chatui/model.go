@@ -63,16 +63,19 @@ type Model struct {
 	stopFeed context.CancelFunc
 	later    []tea.Cmd // commands apply asked for (profiles to fetch)
 
-	cur      string // the open channel's id
-	divider  string // the first unread row when the channel was opened
-	thread   string // the open thread's root, "" when closed
-	selected string // the selected row (timeline focus)
-	editing  string // the message the composer edits
-	pending  []pending
-	drafts   map[string]string
-	gone     map[string]bool // channels the member was removed from while open
-	leaving  string          // the channel /leave left (not kept in view)
-	comp     completion
+	cur        string // the open channel's id
+	divider    string // the first unread row when the channel was opened
+	thread     string // the open thread's root, "" when closed
+	selected   string // the selected row (timeline focus)
+	editing    string // the message the composer edits
+	pending    []pending
+	drafts     map[string]string
+	gone       map[string]bool // channels the member was removed from while open
+	atStart    map[string]bool // channels loaded back to their first row
+	paging     bool            // an older page is on its way
+	keepOffset bool            // rows came above the view: keep showing the same rows
+	leaving    string          // the channel /leave left (not kept in view)
+	comp       completion
 
 	focus     focus
 	composer  textarea.Model
@@ -112,7 +115,7 @@ func New(ctx context.Context, c *client.Client, opt Options) *Model {
 	m := &Model{
 		ctx: ctx, c: c, opt: opt, keys: opt.Keys,
 		chat: c.NewModel(), events: map[string]nostr.Event{}, rp: chat.Positions{},
-		drafts: map[string]string{}, gone: map[string]bool{}, drawnRows: map[string][]string{}, md: newMarkdown(), composer: ta, timeline: viewport.New(60, 10),
+		drafts: map[string]string{}, gone: map[string]bool{}, atStart: map[string]bool{}, drawnRows: map[string][]string{}, md: newMarkdown(), composer: ta, timeline: viewport.New(60, 10),
 		conn: client.ConnState{Connected: true}, hub: c.URL(), w: 80, h: 24,
 	}
 	m.chat.SetClock(opt.Now)

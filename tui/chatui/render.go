@@ -48,6 +48,7 @@ func (m *Model) timelineWidth() int {
 // keystroke in the composer changes none of it, so it redraws nothing.
 type renderKey struct {
 	version, width, pending               int
+	atStart                               bool
 	cur, thread, selected, divider, focus string
 	day                                   int
 }
@@ -56,16 +57,25 @@ type renderKey struct {
 // bottom in view when it was there; unchanged input is not rendered again.
 func (m *Model) refresh() {
 	m.layout()
-	k := renderKey{m.version, m.timeline.Width, len(m.pending), m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
+	k := renderKey{m.version, m.timeline.Width, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
 	if k == m.drawn {
 		return
 	}
 	m.drawn = k
 	atBottom := m.timeline.AtBottom() || m.timeline.TotalLineCount() == 0
-	m.timeline.SetContent(strings.Join(m.lines(m.rows(), m.timeline.Width, m.thread != ""), "\n"))
-	if atBottom {
+	total, offset := m.timeline.TotalLineCount(), m.timeline.YOffset
+	lines := m.lines(m.rows(), m.timeline.Width, m.thread != "")
+	if s := m.startLine(); s != "" {
+		lines = append([]string{s}, lines...)
+	}
+	m.timeline.SetContent(strings.Join(lines, "\n"))
+	switch {
+	case m.keepOffset && !atBottom:
+		m.timeline.SetYOffset(offset + m.timeline.TotalLineCount() - total)
+	case atBottom:
 		m.timeline.GotoBottom()
 	}
+	m.keepOffset = false
 }
 
 // lines renders rows (and, in the channel view, the pending messages).

@@ -69,6 +69,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case channelsMsg:
 		cmds = append(cmds, m.setChannels(msg))
+	case olderMsg:
+		cmds = append(cmds, m.older(msg))
 	case searchedMsg:
 		m.searched(msg)
 	case sentMsg:

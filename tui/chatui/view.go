@@ -31,6 +31,9 @@ func (m *Model) View() string {
 	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
 	info := m.info
+	if info == "" && !m.timeline.AtBottom() {
+		info = "▲ scrolled up · " + m.keys["bottom"].Help().Key + " jumps to the newest"
+	}
 	if m.infoErr {
 		info = errStyle.Render("✗ " + truncate(info, mainW-2))
 	} else {

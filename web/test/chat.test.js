@@ -8,19 +8,13 @@ import assert from 'node:assert/strict'
 import { generalHub, device, waitFor } from './lib/hub.js'
 import { ChatModel } from '../src/model/index.js'
 import * as chat from '../src/hub/chat.js'
+import { asGo } from './lib/gorow.js'
 
 let hub, alice, bob
 before(async () => { ({ hub, alice, bob } = await generalHub()) })
 after(() => hub?.stop())
 
 const lines = out => out.trim().split('\n').filter(Boolean).map(l => JSON.parse(l))
-const omitEmpty = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'replies', 'last_reply']
-function asGo (r) { // a JS row as client/chat marshals it
-  const o = { ...r }
-  for (const f of omitEmpty) if (o[f] === false || o[f] === '' || o[f] === 0 || (Array.isArray(o[f]) && !o[f].length)) delete o[f]
-  return o
-}
-
 test('listChannels: the channel with its roster and the member role', async () => {
   const c = await hub.connect(alice.sk)
   const chans = await chat.listChannels(c)

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import WebSocket from 'ws'
-import { generalHub, device, waitFor } from './lib/hub.js'
+import { generalHub, device, stallingProxy, waitFor } from './lib/hub.js'
 import { HubConnection } from '../src/hub/connection.js'
 import { localSigner, nip07Signer } from '../src/hub/signer.js'
 import { finalizeEvent } from 'nostr-tools/pure'
@@ -80,6 +80,7 @@ test('after kill -9 and a restart: reconnect, catch up what was sent meanwhile (
   await hub.kill9()
   await waitFor(() => reader.state === 'reconnecting', 10000, 'reconnecting')
   assert.ok(reader.stateInfo.retryAt > Date.now() - 1000, 'reconnecting says when it tries next')
+  await assert.rejects(reader.query([{ kinds: [9], '#h': ['general'] }], { timeout: 300 }), /^HubError: hub unreachable: the query got no answer within 300 ms$/)
   await hub.start()
   const missed = await writer.publish({ kind: 9, tags: [['h', 'general']], content: 'sent while the reader was away' }, { timeout: 30000 })
   await waitFor(() => got.some(e => e.id === missed.id), 30000, 'the message sent during the drop')
@@ -130,4 +131,26 @@ test('a NIP-07 extension signs: AUTH, publish and NIP-44 go through window.nostr
   assert.equal(await localSigner(alice.sk).nip44Decrypt(bob.pk, ct), 'secret')
   assert.throws(() => nip07Signer(undefined), /no NIP-07 extension/)
   await assert.rejects(nip07Signer({ getPublicKey: ext.getPublicKey, signEvent: ext.signEvent }).nip44Decrypt(alice.pk, ct), /has no NIP-44/)
+})
+
+test('a silent link (no close, no answer) is noticed by the heartbeat and replaced', async () => {
+  const proxy = await stallingProxy(hub)
+  // the AUTH relay tag names the hub's own URL, so the test dials the proxy with the hub's URL in AUTH
+  class ViaProxy extends WebSocket { constructor (url) { super(url.replace(hub.url, proxy.url)) } }
+  const c = new HubConnection({ url: hub.url, signer: localSigner(bob.sk), WebSocket: ViaProxy, heartbeat: 400, timeout: 800, minBackoff: 100, maxBackoff: 200 })
+  hub.conns.push(c)
+  const states = []
+  c.on('state', s => states.push(s))
+  await c.start()
+  const got = []
+  c.subscribe([{ kinds: [9], '#h': ['general'] }], { onevent: ev => got.push(ev.id) })
+  proxy.freeze()
+  const lost = await waitFor(() => states.find(s => s.state === 'reconnecting'), 10000, 'the silent link noticed')
+  assert.equal(lost.reason, 'no answer from the hub')
+  const sent = await (await hub.connect(alice.sk)).publish({ kind: 9, tags: [['h', 'general']], content: 'while the link was silent' })
+  proxy.thaw()
+  await waitFor(() => got.includes(sent.id), 15000, 'the message sent while the link was silent')
+  assert.equal(c.state, 'connected')
+  assert.equal(new Set(got).size, got.length)
+  proxy.close()
 })
