@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/kinds"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
@@ -70,7 +71,8 @@ func (m *Model) load() tea.Cmd {
 			}
 			out.events = append(out.events, evs...)
 		}
-		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
+		recent := nostr.Timestamp(time.Now().Add(-chat.PresenceTTL).Unix())
+		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000}, nostr.Filter{Kinds: []int{kinds.Presence}, Since: &recent, Limit: 5000})
 		if err != nil {
 			return loadedMsg{err: err}
 		}
@@ -231,6 +233,10 @@ func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
 		case ev.Kind == kinds.ReadState:
 			if ctxName, at, err := m.c.ParseReadState(*ev); err == nil && at > m.rp[ctxName] {
 				m.rp[ctxName] = at
+			}
+		case ev.Kind == kinds.Presence:
+			if hello := m.hello(ev); hello != nil {
+				m.later = append(m.later, hello)
 			}
 		case ev.Kind == kinds.Profile:
 			if !slices.Contains(m.profiles, ev.PubKey) {
