@@ -166,13 +166,22 @@ func (m *Model) follow(since nostr.Timestamp) {
 		evc := make(chan nostr.Event, 256)
 		errc := make(chan error, 1)
 		go func() {
-			errc <- c.Follow(ctx, func(ev nostr.Event) (bool, error) {
+			sub, err := c.Subscribe(ctx, filters...)
+			if err != nil {
+				errc <- err
+				return
+			}
+			select {
+			case evc <- nostr.Event{Kind: liveKind}: // the REQ is on the wire
+			case <-ctx.Done():
+			}
+			errc <- c.FollowSub(ctx, sub, func(ev nostr.Event) (bool, error) {
 				select {
 				case evc <- ev:
 				case <-ctx.Done():
 				}
 				return false, nil
-			}, filters...)
+			})
 		}()
 		for {
 			select {
@@ -197,6 +206,10 @@ func (m *Model) follow(since nostr.Timestamp) {
 		}
 	}()
 }
+
+// liveKind marks, in the feed, that the live subscription is on the wire
+// (what others answer from then on reaches the chat).
+const liveKind = -2
 
 // next waits for the feed's next batch.
 func (m *Model) next() tea.Cmd {
@@ -228,6 +241,9 @@ func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
 	for i := range evs {
 		ev := &evs[i]
 		switch {
+		case ev.Kind == liveKind:
+			m.later = append(m.later, m.announce())
+			continue
 		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers:
 			channelsChanged = true
 		case ev.Kind == kinds.ReadState:

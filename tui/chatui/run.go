@@ -46,15 +46,14 @@ func Run(ctx context.Context, m *Model, in io.Reader, out io.Writer) error {
 	return err
 }
 
-// present publishes the member's presence now and every presenceEvery,
-// offline at the end.
+// present renews the member's presence every presenceEvery (the first is
+// sent once the live feed is up: announce), offline at the end.
 func (m *Model) present(ctx context.Context) {
 	send := func(ctx context.Context, status string) {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		m.c.Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: status, Tags: nostr.Tags{}})
 	}
-	send(ctx, "online")
 	t := time.NewTicker(presenceEvery)
 	defer t.Stop()
 	for {
@@ -84,13 +83,18 @@ func (m *Model) hello(ev *nostr.Event) tea.Cmd {
 	}
 	if now := m.opt.Now(); now.Sub(m.helloed) >= helloEvery {
 		m.helloed = now
-		c, ctx := m.c, m.ctx
-		return func() tea.Msg {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			c.Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: "online", Tags: nostr.Tags{}})
-			return nil
-		}
+		return m.announce()
 	}
 	return nil
+}
+
+// announce publishes the member's presence: online.
+func (m *Model) announce() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		c.Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: "online", Tags: nostr.Tags{}})
+		return nil
+	}
 }
