@@ -63,6 +63,7 @@ type Client struct {
 	cur     *conn         // nil while disconnected
 	up      chan struct{} // closed when cur is set
 	failed  error         // set when reconnecting cannot succeed (AUTH refused, pin mismatch)
+	retry   ConnState     // while disconnected: the reconnect loop's progress
 	subs    map[string]*Subscription
 	nextSub uint64
 
@@ -212,15 +213,19 @@ func (c *Client) reconnectLoop() {
 		for {
 			// full jitter in [backoff/2, backoff)
 			d := backoff/2 + time.Duration(rand.Int64N(int64(backoff/2)+1))
+			c.setRetry(func(r *ConnState) { r.NextTry, r.Connecting = time.Now().Add(d), false })
 			select {
 			case <-c.stop:
 				return
 			case <-time.After(d):
 			}
+			c.setRetry(func(r *ConnState) { r.Connecting = true })
 			ctx, cancel := context.WithTimeout(context.Background(), c.opts.Timeout)
 			cn, err := c.connect(ctx)
 			cancel()
+			c.setRetry(func(r *ConnState) { r.Connecting, r.LastErr = false, err; r.Attempts++ })
 			if err == nil {
+				c.setRetry(func(r *ConnState) { *r = ConnState{} })
 				c.opts.Log.Info("reconnected", "url", cn.url)
 				c.install(cn)
 				break

@@ -66,6 +66,8 @@ func (c *Client) dialOne(ctx context.Context, url string) (*conn, error) {
 	}
 	ws.SetReadLimit(16 << 20)
 	cn := &conn{ws: ws, url: url, dead: make(chan struct{}), oks: map[string][]chan okResult{}}
+	c.setRetry(func(r *ConnState) { r.Authenticating = true })
+	defer c.setRetry(func(r *ConnState) { r.Authenticating = false })
 	if err := c.authenticate(ctx, cn); err != nil {
 		ws.Close()
 		return nil, err
@@ -112,7 +114,7 @@ func (c *Client) authenticate(ctx context.Context, cn *conn) error {
 				return nil
 			}
 			reason := label(msg[3])
-			return wrap(ErrAuth, fmt.Errorf("AUTH as %s refused by %s: %s", c.keys.Npub(), cn.url, reason))
+			return wrap(ErrAuth, &AuthRefusedError{Npub: c.keys.Npub(), URL: cn.url, Reason: reason})
 		}
 	}
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -59,6 +60,30 @@ func classOf(prefix string) error {
 		return ErrUnreachable
 	}
 	return ErrInvalid
+}
+
+// AuthRefusedError is the hub's refusal of the client's NIP-42 AUTH.
+type AuthRefusedError struct {
+	Npub, URL string
+	Reason    string // the hub's whole message ("restricted: ...")
+}
+
+func (e *AuthRefusedError) Error() string {
+	return fmt.Sprintf("AUTH as %s refused by %s: %s", e.Npub, e.URL, e.Reason)
+}
+
+// RefusalReason is the hub's own reason in err (a refused event, filter or
+// AUTH), "" when err is not a hub's refusal.
+func RefusalReason(err error) string {
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return re.Reason
+	}
+	var ae *AuthRefusedError
+	if errors.As(err, &ae) {
+		return ae.Reason
+	}
+	return ""
 }
 
 // refusal turns a hub message into a RefusedError.

@@ -29,8 +29,11 @@ type Backend interface {
 type CommitTx interface {
 	WriteTx
 	// Commit commits the transaction, which stored the events of sequence
-	// numbers seqs (the PostgreSQL log announces them to other instances).
-	Commit(seqs []int64) error
+	// numbers seqs (the PostgreSQL log announces them to other instances)
+	// and, if stateChanged, may have changed the projector's tables (the
+	// PostgreSQL log tells the other instances' writers to drop what they
+	// cached of them).
+	Commit(seqs []int64, stateChanged bool) error
 	Rollback() error
 }
 
@@ -51,13 +54,18 @@ type Dialect interface {
 	// Refuse returns a Rejection for an event this database cannot hold, or nil.
 	Refuse(ev *nostr.Event) error
 	// Insert stores an event row and its tag rows and returns its sequence
-	// number, or ErrDuplicate (nothing written) if its id is stored.
+	// number, or ErrDuplicate (nothing written) if its id is stored (a
+	// Fresh row's is not).
 	Insert(tx WriteTx, row Row) (seq int64, err error)
 	// DeleteSeqs deletes events by sequence number, with their tag rows (and
 	// their searchable text).
 	DeleteSeqs(tx WriteTx, seqs []int64) error
 	// Search renders a full-text search of the message index for q.
 	Search(q *SearchQuery) SearchSQL
+	// TermSample is a query of one row: how many of the newest n indexed
+	// messages holding term t there are (n at most), and the lowest
+	// sequence number among them (0 for none).
+	TermSample(t Term, n int) (query string, args Args)
 	// IndexText sets the searchable text of each message, by sequence number.
 	IndexText(tx WriteTx, texts []IndexedText) error
 	// UnindexText takes messages out of the search index.
@@ -67,16 +75,14 @@ type Dialect interface {
 // SearchSQL is a full-text search as a backend renders it, each part with
 // its own arguments so Core can place them in its queries. From joins the
 // index to the events row e and Match is the condition (both in every
-// search query); Seq is the index's sequence number column (the one it
-// looks rows up by); Newest orders matches newest first, as the index reads
-// them; Score is a match's text rank, lower is better; Close, if the rank
-// does not weigh proximity itself, lists the matches at or after a sequence
-// number (its last argument, appended by Core) whose terms lie close
-// together; Excerpt is the matched text with the matches marked [like
-// this].
+// search query); Newest orders matches newest first, as the index reads
+// them; Text is a match's current text (its newest edit's); Near, if the
+// index can tell, is a Match for the matches whose terms all lie within
+// NearTokens of each other (Core's close tier). Core ranks the matches
+// itself (searchrank.go) and makes the excerpts from Text.
 type SearchSQL struct {
-	From, Match, Seq, Newest, Score, Close, Excerpt    string
-	FromArgs, MatchArgs, ScoreArgs, CloseArgs, ExcArgs Args
+	From, Match, Newest, Text, Near string
+	FromArgs, MatchArgs, NearArgs   Args
 }
 
 // Row is an event as the events table and the tag index hold it.
@@ -87,6 +93,9 @@ type Row struct {
 	Expiration *int64
 	Channel    *string
 	Tags       [][2]string // IndexedTags
+	// Fresh: the log holds no event of this id (the writer knows it under
+	// its lock), so the insert needs no duplicate check of its own.
+	Fresh bool
 }
 
 // Args collects the arguments of SQL written with ? placeholders.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -24,26 +23,21 @@ type Hit struct {
 // filter's other fields and by scope inside the query, best match first
 // (newest first among equals), limit applied after ranking. Each hit
 // carries an excerpt. The ranking covers the newest searchWindow matches
-// (or limit, if larger) the filter and the scope let through.
+// (or limit, if larger) the filter and the scope let through, and as many
+// of those whose terms lie close together.
 func (c *Core) Search(ctx context.Context, f nostr.Filter, scope *Scope) ([]Hit, error) {
 	return c.search(ctx, f, scope, true)
 }
 
 // searchWindow is how many matches, newest first, a search ranks: a query
 // whose words are in many messages costs the same as one of a few.
-const searchWindow = 1000
-
-// candidate is a match of a search's window, as it is ranked.
-type candidate struct {
-	seq, at int64
-	id      string
-	score   float64
-	far     bool // the terms do not lie close together
-}
+const searchWindow = 500
 
 // search is Search; without excerpts when the caller only sends the events.
-// It reads the window of matches with their scores, ranks it, then reads the
-// events (and excerpts) of the best limit of them.
+// It reads the window of matches with their current text, ranks it in Go
+// (searchrank.go), then reads the events of the best limit of them. Close
+// matches rank first, so when the index can find them (SearchSQL.Near) and
+// limit of them are readable, the window is theirs alone.
 func (c *Core) search(ctx context.Context, f nostr.Filter, scope *Scope, excerpts bool) ([]Hit, error) {
 	limit := c.limit(f)
 	if limit == 0 {
@@ -54,36 +48,58 @@ func (c *Core) search(ctx context.Context, f nostr.Filter, scope *Scope, excerpt
 		return nil, err
 	}
 	s := c.db.Search(q)
-	args := append(Args{}, s.ScoreArgs...)
+	window := max(searchWindow, limit)
+	var cands []candidate
+	if s.Near != "" && len(q.Terms) > 1 {
+		near := s
+		near.Match, near.MatchArgs = s.Near, s.NearArgs
+		if cands, err = c.matches(ctx, f, q, near, scope, window); err != nil {
+			return nil, err
+		}
+	}
+	if len(cands) < limit {
+		more, err := c.matches(ctx, f, q, s, scope, window)
+		if err != nil {
+			return nil, err
+		}
+		cands = union(cands, more)
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	if err := c.rank(ctx, q, cands); err != nil {
+		return nil, err
+	}
+	return c.hits(ctx, q, cands[:min(limit, len(cands))], excerpts)
+}
+
+// matches reads the newest window matches of s that pass the filter and
+// the scope, with their current text.
+func (c *Core) matches(ctx context.Context, f nostr.Filter, q *SearchQuery, s SearchSQL, scope *Scope, window int) ([]candidate, error) {
+	var args Args
 	where, empty, err := c.searchWhere(ctx, f, q, s, scope, &args)
 	if err != nil || empty {
 		return nil, err
 	}
-	cands, err := c.window(ctx, "SELECT e.seq, e.created_at, e.id, "+s.Score+" FROM "+s.From+" WHERE "+where+
-		" ORDER BY "+s.Newest+" LIMIT "+strconv.Itoa(max(searchWindow, limit)), args)
-	if err != nil || len(cands) == 0 {
-		return nil, err
+	return c.window(ctx, "SELECT e.seq, e.created_at, e.id, "+s.Text+" FROM "+s.From+" WHERE "+where+
+		" ORDER BY "+s.Newest+" LIMIT "+strconv.Itoa(window), args)
+}
+
+// union is a followed by the candidates of b not in a.
+func union(a, b []candidate) []candidate {
+	if len(a) == 0 {
+		return b
 	}
-	if s.Close != "" {
-		if err := c.markFar(ctx, s, cands); err != nil {
-			return nil, err
+	in := make(map[int64]bool, len(a))
+	for _, k := range a {
+		in[k.seq] = true
+	}
+	for _, k := range b {
+		if !in[k.seq] {
+			a = append(a, k)
 		}
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		switch {
-		case a.far != b.far:
-			if a.far {
-				return 1
-			}
-			return -1
-		case a.score != b.score:
-			return cmp.Compare(a.score, b.score)
-		case a.at != b.at:
-			return cmp.Compare(b.at, a.at)
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	return c.hits(ctx, s, cands[:min(limit, len(cands))], excerpts)
+	return a
 }
 
 // window reads the candidates a window query selects.
@@ -99,7 +115,7 @@ func (c *Core) window(ctx context.Context, query string, args Args) ([]candidate
 			return nil, err
 		}
 		var k candidate
-		if err := rows.Scan(&k.seq, &k.at, &k.id, &k.score); err != nil {
+		if err := rows.Scan(&k.seq, &k.at, &k.id, &k.text); err != nil {
 			return nil, fmt.Errorf("error: search: %w", err)
 		}
 		out = append(out, k)
@@ -107,45 +123,14 @@ func (c *Core) window(ctx context.Context, query string, args Args) ([]candidate
 	return out, rows.Err()
 }
 
-// markFar marks the candidates whose terms do not lie close together.
-func (c *Core) markFar(ctx context.Context, s SearchSQL, cands []candidate) error {
-	oldest := cands[len(cands)-1].seq
-	for _, k := range cands {
-		oldest = min(oldest, k.seq)
-	}
-	rows, err := c.db.Read(ctx, s.Close, append(append(Args{}, s.CloseArgs...), oldest)...)
-	if err != nil {
-		return fmt.Errorf("error: search: %w", err)
-	}
-	defer rows.Close()
-	close := map[int64]bool{}
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return fmt.Errorf("error: search: %w", err)
-		}
-		close[seq] = true
-	}
-	for i := range cands {
-		cands[i].far = !close[cands[i].seq]
-	}
-	return rows.Err()
-}
-
-// hits reads the events (and excerpts) of the ranked candidates, in order.
-func (c *Core) hits(ctx context.Context, s SearchSQL, best []candidate, excerpts bool) ([]Hit, error) {
+// hits reads the events of the ranked candidates, in order, with an
+// excerpt of each one's current text when asked.
+func (c *Core) hits(ctx context.Context, q *SearchQuery, best []candidate, excerpts bool) ([]Hit, error) {
 	seqs := make([]string, len(best))
 	for i, k := range best {
 		seqs[i] = strconv.FormatInt(k.seq, 10)
 	}
-	sel, args := "e.seq, e.raw", Args{}
-	if excerpts {
-		sel += ", " + s.Excerpt
-		args = append(args, s.ExcArgs...)
-	}
-	args = append(append(args, s.FromArgs...), s.MatchArgs...)
-	// By the index's own key: the index looks each one up, never its matches.
-	rows, err := c.db.Read(ctx, "SELECT "+sel+" FROM "+s.From+" WHERE "+s.Match+" AND "+s.Seq+" IN ("+strings.Join(seqs, ",")+")", args...)
+	rows, err := c.db.Read(ctx, "SELECT seq, raw FROM events WHERE seq IN ("+strings.Join(seqs, ",")+")")
 	if err != nil {
 		return nil, fmt.Errorf("error: search: %w", err)
 	}
@@ -154,11 +139,7 @@ func (c *Core) hits(ctx context.Context, s SearchSQL, best []candidate, excerpts
 	for rows.Next() {
 		var seq int64
 		var h Hit
-		dest := []any{&seq, &h.Raw}
-		if excerpts {
-			dest = append(dest, &h.Excerpt)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&seq, &h.Raw); err != nil {
 			return nil, fmt.Errorf("error: search: %w", err)
 		}
 		h.Event = &nostr.Event{}
@@ -173,11 +154,17 @@ func (c *Core) hits(ctx context.Context, s SearchSQL, best []candidate, excerpts
 	out := make([]Hit, 0, len(best))
 	for _, k := range best {
 		if h, ok := found[k.seq]; ok {
+			if excerpts {
+				h.Excerpt = q.Excerpt(k.text, excerptWords)
+			}
 			out = append(out, h)
 		}
 	}
 	return out, nil
 }
+
+// excerptWords is about how many words an excerpt holds.
+const excerptWords = 24
 
 // limit is the number of rows a filter asks for, within the store's limits.
 func (c *Core) limit(f nostr.Filter) int {

@@ -90,7 +90,7 @@ func (c *Core) backfill(stop <-chan struct{}) {
 		}
 	}()
 	var p SearchProgress
-	err := c.Exec(ctx, func(tx WriteTx) error { return readProgress(tx, &p) })
+	err := c.execIndex(ctx, func(tx WriteTx) error { return readProgress(tx, &p) })
 	if err != nil || p.Ready() {
 		return
 	}
@@ -99,7 +99,7 @@ func (c *Core) backfill(stop <-chan struct{}) {
 	n := 0
 	for !p.Ready() {
 		var indexed int
-		err := c.Exec(ctx, func(tx WriteTx) error {
+		err := c.execIndex(ctx, func(tx WriteTx) error {
 			var err error
 			indexed, err = c.backfillBatch(tx, &p)
 			return err
@@ -168,14 +168,15 @@ func (c *Core) backfillBatch(tx WriteTx, p *SearchProgress) (int, error) {
 		return 0, err
 	}
 	if len(ids) > 0 {
-		over, err := c.overlays(tx, ids)
+		over, err := c.overlays(tx.Query, ids)
 		if err != nil {
 			return 0, err
 		}
 		var texts []IndexedText
 		for _, m := range msgs {
 			if text, deleted := applyText(m.ev, over[m.ev.ID]); !deleted {
-				texts = append(texts, IndexedText{Seq: m.seq, Text: text})
+				// New: a message's edits since the upgrade indexed it already, with its edited text.
+				texts = append(texts, IndexedText{Seq: m.seq, Text: text, Edited: text != m.ev.Content, New: true})
 			}
 		}
 		if err := c.db.IndexText(tx, texts); err != nil {

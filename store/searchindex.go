@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
 
 	"github.com/ainb/hive/kinds"
@@ -78,7 +79,7 @@ func (c *Core) refreshText(tx WriteTx, id string) error {
 	if deleted {
 		err = c.db.UnindexText(tx, []int64{seq})
 	} else {
-		err = c.db.IndexText(tx, []IndexedText{{Seq: seq, Text: text}})
+		err = c.db.IndexText(tx, []IndexedText{{Seq: seq, Text: text, Edited: text != msg.Content}})
 	}
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
@@ -89,7 +90,7 @@ func (c *Core) refreshText(tx WriteTx, id string) error {
 // currentText is msg's text after its stored overlays: the newest edit's,
 // and whether a delete-in-channel removed it.
 func (c *Core) currentText(tx WriteTx, msg *nostr.Event) (text string, deleted bool, err error) {
-	over, err := c.overlays(tx, []string{msg.ID})
+	over, err := c.overlays(tx.Query, []string{msg.ID})
 	if err != nil {
 		return "", false, err
 	}
@@ -98,11 +99,12 @@ func (c *Core) currentText(tx WriteTx, msg *nostr.Event) (text string, deleted b
 }
 
 // overlays reads the stored edits and deletes-in-channel of the messages
-// ids, by target, newest first.
-func (c *Core) overlays(tx WriteTx, ids []string) (map[string][]*nostr.Event, error) {
+// ids, by target, newest first, with query (a write transaction's or the
+// reader's).
+func (c *Core) overlays(query func(string, ...any) (*sql.Rows, error), ids []string) (map[string][]*nostr.Event, error) {
 	var a Args
 	in := c.db.In(&a, "t.value", ids, false)
-	rows, err := tx.Query(`SELECT e.raw FROM `+c.db.TagJoin()+` WHERE t.name = 'e' AND `+in+` AND e.kind IN (?, ?)
+	rows, err := query(`SELECT e.raw FROM `+c.db.TagJoin()+` WHERE t.name = 'e' AND `+in+` AND e.kind IN (?, ?)
 		ORDER BY e.created_at DESC, e.id DESC`, append(a, kinds.Edit, kinds.DeleteInChannel)...)
 	if err != nil {
 		return nil, fmt.Errorf("error: %w", err)
@@ -143,6 +145,7 @@ func applyText(msg *nostr.Event, overlays []*nostr.Event) (text string, deleted 
 // search index; a deleted edit or delete-in-channel makes its target's text
 // current again.
 func (c *Core) deleteSeqs(tx WriteTx, seqs []int64) error {
+	c.forgetNamed()
 	if err := c.flushTexts(tx); err != nil {
 		return err
 	}

@@ -2,10 +2,13 @@ package store
 
 import "fmt"
 
-// IndexedText is one message's searchable text, for Backend.IndexText.
+// IndexedText is one message's searchable text, for Backend.IndexText:
+// an Edited text is an edit's, not the message's own content; a New one
+// replaces no edited text indexed before.
 type IndexedText struct {
-	Seq  int64
-	Text string
+	Seq         int64
+	Text        string
+	Edited, New bool
 }
 
 // A batch's new messages reach the search index together, just before the
@@ -19,7 +22,7 @@ type IndexedText struct {
 
 // queueText queues a new message's text for the batch's IndexText call.
 func (c *Core) queueText(seq int64, text string) {
-	c.texts = append(c.texts, IndexedText{Seq: seq, Text: text})
+	c.texts = append(c.texts, IndexedText{Seq: seq, Text: text, New: true})
 }
 
 // flushTexts indexes the queued texts.

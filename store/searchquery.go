@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SearchQuery is a NIP-50 search string, parsed: every Term must match, no
@@ -137,10 +138,31 @@ func wordTerm(word string) (Term, error) {
 // Tokenize splits text into the index's tokens: runs of letters and digits,
 // lower-cased. Both logs index exactly these (SQLite's unicode61 tokenizer
 // without diacritic folding; PostgreSQL is given the tokens themselves).
+// ASCII is judged byte by byte, and a token already in lower case is a
+// substring of s, not a copy: searches tokenize every ranked match.
 func Tokenize(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !isTokenRune(r) }) {
-		out = append(out, strings.ToLower(f))
+	out := make([]string, 0, len(s)/5)
+	start := -1
+	for i := 0; i < len(s); {
+		c, size := rune(s[i]), 1
+		var tok bool
+		if c < utf8.RuneSelf {
+			tok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		} else {
+			c, size = utf8.DecodeRuneInString(s[i:])
+			tok = isTokenRune(c)
+		}
+		switch {
+		case tok && start < 0:
+			start = i
+		case !tok && start >= 0:
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
 	}
 	return out
 }

@@ -37,6 +37,18 @@ func TestChatTUIAgentMention(t *testing.T) {
 	}
 }
 
+// scriptedAgentChat is a real bridge with the scripted agent "helper" of
+// alice's in room, and hive chat as alice showing it.
+func scriptedAgentChat(t *testing.T) (*bridgeEnv, *tmuxPane) {
+	t.Helper()
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	e.start(t)
+	alice := aliceChat(t, e)
+	alice.waitText("#room", "● connected", "⚙ helper (alice")
+	return e, alice
+}
+
 // aliceChat runs hive chat as alice (the agent's owner, named) in room.
 func aliceChat(t *testing.T, e *bridgeEnv) *tmuxPane {
 	t.Helper()
@@ -64,11 +76,7 @@ func aliceChat(t *testing.T, e *bridgeEnv) *tmuxPane {
 // line wherever the owner is; the agent pane (the watch model) lists the
 // agent's own options, a key answers it, the tool runs and the reply comes.
 func TestChatTUIAgentPermission(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	e.start(t)
-	alice := aliceChat(t, e)
-	alice.waitText("#room", "● connected", "⚙ helper (alice")
+	_, alice := scriptedAgentChat(t)
 	alice.say("@helper [[permission]] may I?")
 	alice.waitText("⚠ asks:", "⚠ permission asked:")
 	alice.keys("C-g")
@@ -82,4 +90,28 @@ func TestChatTUIAgentPermission(t *testing.T) {
 	})
 	alice.keys("Escape")
 	alice.waitText("↳ 1 reply", "helper (alice's agent): permission: allow")
+}
+
+// /steer and /cancel from hive chat reach the agent of the open thread
+// through the real bridge: a steer lands in the running turn (the scripted
+// agent's answer names it), a cancel ends a turn that would run for two
+// minutes.
+func TestChatTUIAgentSteerCancel(t *testing.T) {
+	_, alice := scriptedAgentChat(t)
+	working := func(s string) bool { return strings.HasSuffix(sideLine(s, "working "), "s #room") }
+
+	alice.say("@helper [[steerable:40s]] go")
+	alice.waitFor("the agent working", working)
+	alice.say("/thread")
+	alice.waitText("› thread: @helper [[steerable:40s]] go")
+	alice.say("/steer left please")
+	alice.waitText("steer sent to helper")
+	alice.waitText("heard 1: @helper [[steerable:40s]] go steered: left please")
+	alice.keys("Escape")
+
+	alice.say("@helper [[slow:120s]] a long one")
+	alice.waitFor("the agent working", working)
+	alice.say("/cancel")
+	alice.waitText("cancel sent to helper")
+	alice.waitFor("the agent idle again", func(s string) bool { return sideLine(s, "idle") == "idle" })
 }

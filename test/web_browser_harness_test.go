@@ -197,26 +197,26 @@ func runIn[T any](b *browser, what string, a chromedp.Action[T]) T {
 	defer cancel()
 	v, err := chromedp.Run(ctx, a)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("not within %s", waitTimeout)
-		}
-		b.screenshot("failed")
-		b.t.Fatalf("%s: %v\nthe page's errors: %s", what, err, strings.Join(b.consoleErrors(), "\n"))
+		b.fail(what, err)
 	}
 	return v
+}
+
+// fail saves a screenshot ("failed") and fails the test with what went
+// wrong and the page's errors.
+func (b *browser) fail(what string, err error) {
+	b.t.Helper()
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("not within %s", waitTimeout)
+	}
+	b.screenshot("failed")
+	b.t.Fatalf("%s: %v\nthe page's errors: %s", what, err, strings.Join(b.consoleErrors(), "\n"))
 }
 
 // evalAs evaluates a JS expression in the page and decodes its value.
 func evalAs[T any](b *browser, js string) T {
 	b.t.Helper()
 	return runIn(b, "eval "+js, chromedp.Evaluate[T](js))
-}
-
-// awaitAs evaluates a JS expression that gives a promise and decodes what
-// it resolves to.
-func awaitAs[T any](b *browser, js string) T {
-	b.t.Helper()
-	return runIn(b, "await "+js, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 }
 
 // tid is the CSS selector of a data-testid (spec/web.md).
@@ -234,17 +234,51 @@ func (b *browser) waitVisible(sel string) {
 	b.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
 }
 
-// click clicks the first visible element of a CSS selector.
+// click clicks the first visible element of a CSS selector with the mouse.
+// A page that re-renders may replace the node between the query and the
+// click; the click is then tried again on the new node.
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	b.retry("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// retry runs a, again while it fails on a node the page replaced, within
+// waitTimeout.
+func (b *browser) retry(what string, a chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Until(deadline))
+		_, err := chromedp.Run(ctx, a)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().Before(deadline) && replacedNode(err) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		b.fail(what, err)
+		return
+	}
+}
+
+// replacedNode says whether err is DevTools' answer about a node the page
+// removed after the query found it.
+func replacedNode(err error) bool {
+	for _, m := range []string{"Could not find node", "Node is detached", "No node with given id"} {
+		if strings.Contains(err.Error(), m) {
+			return true
+		}
+	}
+	return false
 }
 
 // typeInto types text into the element of sel, key by key as a person
 // would ("\r" is Enter).
 func (b *browser) typeInto(sel, text string) {
 	b.t.Helper()
-	b.do("type into "+sel, chromedp.SendKeys(chromedp.CSS(sel), text))
+	b.retry("type into "+sel, chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
 // setValue sets an input's value (for long pasted text such as a pairing URI)
@@ -273,6 +307,16 @@ func (b *browser) waitUntil(what, js string) {
 	b.t.Helper()
 	runIn(b, what, chromedp.Poll[chromedp.Void](js,
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(waitTimeout)))
+}
+
+// within reports whether a JS boolean expression becomes true within d.
+func (b *browser) within(d time.Duration, js string) bool {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, d)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(d)))
+	return err == nil
 }
 
 // waitState waits until connection-state's data-state is one of states and

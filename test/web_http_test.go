@@ -72,9 +72,9 @@ func TestWebHeadersOnEveryPage(t *testing.T) {
 		status       int
 		ctype, body  string
 	}{
-		{"", browserAccept, 200, "text/html; charset=utf-8", `data-testid="connection-state"`},
-		{"index.html", browserAccept, 200, "text/html; charset=utf-8", `<script type="module" src="app.js">`},
-		{"app.js", "*/*", 200, "text/javascript; charset=utf-8", "WebSocket"},
+		{"", browserAccept, 200, "text/html; charset=utf-8", `<script type="module" src="app.js">`},
+		{"index.html", browserAccept, 200, "text/html; charset=utf-8", `<link rel="stylesheet" href="app.css">`},
+		{"app.js", "*/*", 200, "text/javascript; charset=utf-8", `"connection-state"`},
 		{"app.css", "text/css", 200, "text/css; charset=utf-8", "{"},
 		{"", "application/nostr+json", 200, "application/nostr+json", `"software":"hive"`},
 		{"pair", browserAccept, 400, "", ""},
@@ -111,7 +111,7 @@ func TestWebOff(t *testing.T) {
 		t.Errorf("GET / with --web=false: %d %q", resp.StatusCode, body)
 	}
 	wantSecurityHeaders(t, h, "GET / --web=false", resp.Header)
-	if resp, body := webGet(t, h.Pin, h.URL+"app.js"); resp.StatusCode != 200 || strings.Contains(body, "WebSocket") {
+	if resp, body := webGet(t, h.Pin, h.URL+"app.js"); resp.StatusCode != 200 || strings.Contains(body, "connection-state") {
 		t.Errorf("GET /app.js with --web=false: %d %.100q (want the relay's line, not the app)", resp.StatusCode, body)
 	}
 	resp, body = webGet(t, h.Pin, h.URL, "Accept", "application/nostr+json")

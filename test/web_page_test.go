@@ -4,14 +4,19 @@ import "testing"
 
 // A real Chromium opens the hub's URL over TLS (trusting its pin): the page
 // loads with no console error, no CSP violation and no uncaught exception,
-// and its connection state reaches the hub. Its CSP is in force: a script
-// added inline at run time does not run, and Chromium reports the refusal.
+// shows the sign-in screen (signed-out), and once a member's key is
+// imported its connection state reaches the hub. Its CSP is in force: a
+// script added inline at run time does not run, and Chromium reports the
+// refusal.
 func TestWebPageLoads(t *testing.T) {
-	h := startWebHub(t)
+	m := newWebMember(t)
+	h := m.h
 	b := newBrowser(t, h.Pin)
 	b.open(h.URL)
-	state := b.waitState("connected", "authenticating")
-	t.Logf("connection-state: %s", state)
+	if state := b.waitState("signed-out"); state != "signed-out" {
+		t.Fatalf("before sign-in: connection-state %s", state)
+	}
+	b.importKey(m.nsec, "")
 	b.screenshot("loaded")
 	b.noConsoleErrors()
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -27,27 +25,6 @@ func newChannelCmd() *cobra.Command {
 	return cmd
 }
 
-var channelIDRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-
-// channelIDFor derives a channel id from a display name.
-func channelIDFor(name string) string {
-	id := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		case r == ' ':
-			return '-'
-		}
-		return -1
-	}, name)
-	if len(id) > 64 {
-		id = id[:64]
-	}
-	return id
-}
-
 func newChannelCreateCmd() *cobra.Command {
 	var id string
 	var private bool
@@ -59,10 +36,10 @@ func newChannelCreateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if id == "" {
-				id = channelIDFor(name)
+				id = client.ChannelIDFor(name)
 			}
-			if !channelIDRe.MatchString(id) {
-				return usageErrorf("channel id %q: use 1-64 of A-Z a-z 0-9 _ . - (give --id)", id)
+			if err := client.CheckChannelID(id); err != nil {
+				return usageErrorf("%v (give --id)", err)
 			}
 			vis := client.Open
 			if private {

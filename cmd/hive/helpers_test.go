@@ -50,14 +50,6 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestChannelIDFor(t *testing.T) {
-	for in, want := range map[string]string{"General Chat": "general-chat", "ops": "ops", "Ünïcode!": "ncode", "a.b_c-d": "a.b_c-d"} {
-		if got := channelIDFor(in); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestLoopbackAndLabels(t *testing.T) {
 	for addr, want := range map[string]bool{"127.0.0.1:7447": true, "[::1]:1": true, "localhost:1": true, "0.0.0.0:7447": false, "10.0.0.1:1": false, "nonsense": false} {
 		if loopback(addr) != want {

@@ -45,10 +45,11 @@ type db struct {
 	w    *sql.DB // one connection, used by the writer goroutine only
 	r    *sql.DB // reader pool
 
-	// lastSeq is the highest sequence number this store saw in the log when
-	// its writer last held the write lock (writer goroutine only): a higher
-	// one next time means another instance wrote in between.
-	lastSeq int64
+	// conn is the writer's connection (writer goroutine only), and version
+	// the projections' version it last saw under the write lock: another
+	// one next time means another instance changed them in between.
+	conn    *sql.Conn
+	version int64
 	own     *ownSeqs
 }
 
@@ -113,7 +114,7 @@ func (d *db) migrate(ctx context.Context) error {
 	if d.opts.Projector != nil {
 		all = append(all, d.opts.Projector.Schema()...)
 	}
-	t := &Tx{tx: tx}
+	t := &Tx{q: tx}
 	for _, stmt := range all {
 		stmt = portable(stmt)
 		if _, err := t.Exec(stmt); err != nil {
@@ -130,6 +131,9 @@ func (d *db) migrate(ctx context.Context) error {
 
 // Close closes the connections once the writer has stopped (store.Core.Close).
 func (d *db) Close() {
+	if d.conn != nil {
+		d.conn.Close()
+	}
 	d.r.Close()
 	d.w.Close()
 }

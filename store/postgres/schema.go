@@ -26,5 +26,10 @@ func schema() []string {
 			PRIMARY KEY (name, value, created_at, seq)
 		)`,
 		`CREATE INDEX IF NOT EXISTS tags_seq ON tags (seq)`,
+		// The projections' version: moved on by every commit that may have
+		// changed the projector's tables, so the other instances' writers
+		// know when to drop what they cached.
+		`CREATE TABLE IF NOT EXISTS log_state (k TEXT PRIMARY KEY, v BIGINT NOT NULL)`,
+		`INSERT INTO log_state (k, v) VALUES ('` + projections + `', 0) ON CONFLICT (k) DO NOTHING`,
 	}, store.EventIndexes()...)
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/ainb/hive/store"
@@ -20,21 +21,22 @@ var searchSchema = []string{
 	`CREATE TABLE IF NOT EXISTS search_state (k TEXT PRIMARY KEY, v BIGINT NOT NULL)`,
 }
 
-// Search matches the tsvector and ranks by ts_rank_cd, ts_rank's cover
-// density variant: terms close together rank above terms far apart.
+// Search matches the tsvector through the GIN index; a match's text is
+// the index's copy of its current text.
 func (d *db) Search(q *store.SearchQuery) store.SearchSQL {
-	tq := tsquery(q)
 	return store.SearchSQL{
 		From:      "search s JOIN events e ON e.seq = s.seq",
 		Match:     "s.tsv @@ to_tsquery('simple', ?)",
-		MatchArgs: store.Args{tq},
-		Seq:       "s.seq",
+		MatchArgs: store.Args{tsquery(q)},
 		Newest:    "s.seq DESC",
-		Score:     "-ts_rank_cd(s.tsv, to_tsquery('simple', ?))",
-		ScoreArgs: store.Args{tq},
-		Excerpt:   "ts_headline('simple', s.text, to_tsquery('simple', ?), 'StartSel=[, StopSel=], MaxWords=24, MinWords=8, MaxFragments=1, FragmentDelimiter=…')",
-		ExcArgs:   store.Args{tq},
+		Text:      "s.text",
 	}
+}
+
+// TermSample reads the newest n rows whose tsvector holds the term.
+func (d *db) TermSample(t store.Term, n int) (string, store.Args) {
+	return "SELECT COUNT(*), COALESCE(MIN(seq), 0) FROM (SELECT seq FROM search WHERE tsv @@ to_tsquery('simple', ?) ORDER BY seq DESC LIMIT " +
+		strconv.Itoa(n) + ") x", store.Args{lexemes(t)}
 }
 
 // tsquery renders the query in to_tsquery's syntax: phrases with <->, a
@@ -61,17 +63,25 @@ func lexemes(t store.Term) string {
 	return "(" + strings.Join(ls, " <-> ") + ")"
 }
 
-// IndexText sets each message's text and tsvector.
+// IndexText sets each message's text and tsvector, all in one statement,
+// held to go with the transaction's next round trip (nothing waits for its
+// answer: a failure aborts the transaction, and the commit reports it).
 func (d *db) IndexText(tx store.WriteTx, texts []store.IndexedText) error {
-	for _, t := range texts {
-		text := strings.ReplaceAll(t.Text, "\x00", "") // text cannot hold a NUL; JSON content can
-		if _, err := tx.Exec(`INSERT INTO search (seq, text, tsv) VALUES (?, ?, to_tsvector('simple', ?))
-		ON CONFLICT (seq) DO UPDATE SET text = EXCLUDED.text, tsv = EXCLUDED.tsv`,
-			t.Seq, text, strings.Join(store.Tokenize(text), " ")); err != nil {
-			return err
-		}
+	seqs, text, toks := make([]int64, len(texts)), make([]string, len(texts)), make([]string, len(texts))
+	for i, t := range texts {
+		seqs[i] = t.Seq
+		text[i] = strings.ReplaceAll(t.Text, "\x00", "") // text cannot hold a NUL; JSON content can
+		toks[i] = strings.Join(store.Tokenize(text[i]), " ")
 	}
-	return nil
+	const q = `INSERT INTO search (seq, text, tsv)
+		SELECT x.seq, x.text, to_tsvector('simple', x.toks) FROM unnest(?::bigint[], ?::text[], ?::text[]) AS x(seq, text, toks)
+		ON CONFLICT (seq) DO UPDATE SET text = EXCLUDED.text, tsv = EXCLUDED.tsv`
+	if t, ok := tx.(*Tx); ok {
+		t.hold(q, seqs, text, toks)
+		return nil
+	}
+	_, err := tx.Exec(q, seqs, text, toks)
+	return err
 }
 
 // UnindexText deletes the messages' rows.

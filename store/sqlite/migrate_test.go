@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ainb/hive/store"
@@ -51,11 +52,9 @@ func TestChannelColumnMigratesAnOldLog(t *testing.T) {
 	}
 }
 
-// TestSearchIndexBuildsOnAnOldLog: a log written before the search index
-// existed is indexed in the background when opened, by current text.
-func TestSearchIndexBuildsOnAnOldLog(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "hive.db")
-	storetest.SearchBackfill(t, func(t testing.TB, o storetest.Options) func() storetest.Store {
+// reopen opens the log at path, the same one at every call.
+func reopen(path string) storetest.New {
+	return func(t testing.TB, o storetest.Options) func() storetest.Store {
 		return func() storetest.Store {
 			s, err := sqlite.Open(path, store.Options{})
 			if err != nil {
@@ -63,14 +62,52 @@ func TestSearchIndexBuildsOnAnOldLog(t *testing.T) {
 			}
 			return s
 		}
-	}, func() {
-		db, err := sql.Open("sqlite3", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(`DROP TABLE search; DROP TABLE search_state`); err != nil {
-			t.Fatal(err)
-		}
+	}
+}
+
+// TestSearchIndexBuildsOnAnOldLog: a log written before the search index
+// existed is indexed in the background when opened, by current text.
+func TestSearchIndexBuildsOnAnOldLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hive.db")
+	storetest.SearchBackfill(t, reopen(path), func() { execSQL(t, path, `DROP TABLE search; DROP TABLE search_state`) })
+}
+
+// execSQL runs statements on the closed log at path.
+func execSQL(t *testing.T, path, stmts string) {
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(stmts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchIndexWithTextCopyIsRebuilt: the search index an older hive
+// wrote (an FTS5 table holding its own copy of every text, complete) is
+// made again, contentless, and rebuilt in the background when the log is
+// opened; searches then find every message by its current text.
+func TestSearchIndexWithTextCopyIsRebuilt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hive.db")
+	// The older index, as a complete build left it (its rows are not
+	// needed: the rebuild must not trust them).
+	storetest.SearchBackfill(t, reopen(path), func() {
+		execSQL(t, path, `DROP TABLE search; DROP TABLE search_edits;
+			CREATE VIRTUAL TABLE search USING fts5(text, tokenize = 'unicode61 remove_diacritics 0');
+			UPDATE search_state SET v = (SELECT MAX(seq) FROM events)`)
 	})
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var ddl string
+	if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'search'`).Scan(&ddl); err != nil || !strings.Contains(ddl, "content = ''") {
+		t.Errorf("search index after the upgrade: %q, %v; want a contentless FTS5 table", ddl, err)
+	}
+	var copies int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'search_content'`).Scan(&copies); err != nil || copies != 0 {
+		t.Errorf("the index's copy of the text is still there (%d, %v)", copies, err)
+	}
 }

@@ -10,11 +10,19 @@ import (
 
 // createSchema creates the log's tables, the search index and the
 // projector's tables. A search index new to an existing log is marked for
-// its background build.
+// its background build; so is one an older hive wrote with its own copy of
+// the text (the table is made again, contentless).
 func createSchema(w *sql.DB, opts store.Options) error {
-	var hadIndex bool
-	if err := w.QueryRow(`SELECT COUNT(*) > 0 FROM sqlite_master WHERE name = 'search'`).Scan(&hadIndex); err != nil {
+	var index sql.NullString
+	if err := w.QueryRow(`SELECT MAX(sql) FROM sqlite_master WHERE name = 'search'`).Scan(&index); err != nil {
 		return fmt.Errorf("store schema: %w", err)
+	}
+	rebuild := index.Valid && !strings.Contains(index.String, "contentless_delete")
+	if rebuild {
+		// In this order, so a stop in between leaves no table and no progress: a fresh build.
+		if _, err := w.Exec(`DELETE FROM search_state; DROP TABLE search`); err != nil {
+			return fmt.Errorf("store schema: replacing the search index: %w", err)
+		}
 	}
 	all := append(schema(), searchSchema...)
 	if opts.Projector != nil {
@@ -28,7 +36,7 @@ func createSchema(w *sql.DB, opts store.Options) error {
 			return fmt.Errorf("store schema: %w", err)
 		}
 	}
-	if hadIndex {
+	if index.Valid && !rebuild {
 		return nil
 	}
 	if err := store.MarkSearchBackfill(w); err != nil {

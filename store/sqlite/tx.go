@@ -24,8 +24,8 @@ func (d *db) Begin() (store.CommitTx, error) {
 	return &Tx{tx, d}, nil
 }
 
-// Commit commits; SQLite has no one to tell of the sequence numbers.
-func (t *Tx) Commit([]int64) error { return t.Tx.Commit() }
+// Commit commits; SQLite has no other instance to tell.
+func (t *Tx) Commit([]int64, bool) error { return t.Tx.Commit() }
 
 func (t *Tx) stmt(q string) *sql.Stmt {
 	if st := t.d.wstmts[q]; st != nil {

@@ -36,7 +36,7 @@ func BenchmarkLiveMessage5000Rows(b *testing.B) {
 
 // loaded is a chat with n of bob's messages in general shown, and extra
 // more signed but not applied.
-func loaded(b *testing.B, n, extra int) (*Model, []nostr.Event) {
+func loaded(b testing.TB, n, extra int) (*Model, []nostr.Event) {
 	w := newWorld(b)
 	m := New(ctxT(b), w.alice, Options{Channel: "general"})
 	var evs []nostr.Event

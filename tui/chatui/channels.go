@@ -1,6 +1,7 @@
 package chatui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ainb/hive/client"
@@ -34,7 +35,7 @@ func (m *Model) reloadChannels(open string) tea.Cmd {
 		out := channelsMsg{channels: m.joined(all), open: open}
 		for _, ch := range out.channels {
 			if !had[ch.ID] {
-				evs, err := page(ctx, c, ch.ID, nil)
+				evs, err := page(ctx, c, ch.ID)
 				if err != nil {
 					return channelsMsg{err: err}
 				}
@@ -53,6 +54,13 @@ func (m *Model) setChannels(msg channelsMsg) tea.Cmd {
 		return nil
 	}
 	before := m.channelIDs()
+	if i := m.find(m.cur); i >= 0 && m.cur != m.leaving && !slices.ContainsFunc(msg.channels, func(ch client.Channel) bool { return ch.ID == m.cur }) {
+		// removed (or the channel archived) while open: it stays in view,
+		// marked, until another channel is opened; writing there gets the
+		// hub's reason
+		m.gone[m.cur] = true
+		msg.channels = append(msg.channels, m.channels[i])
+	}
 	m.channels = msg.channels
 	m.apply(msg.events)
 	var cmd tea.Cmd
@@ -68,10 +76,13 @@ func (m *Model) setChannels(msg channelsMsg) tea.Cmd {
 	return cmd
 }
 
+// channelIDs are the channels the member is in (the live feed's).
 func (m *Model) channelIDs() []string {
-	out := make([]string, len(m.channels))
-	for i, ch := range m.channels {
-		out[i] = ch.ID
+	var out []string
+	for _, ch := range m.channels {
+		if !m.gone[ch.ID] {
+			out = append(out, ch.ID)
+		}
 	}
 	return out
 }
@@ -112,6 +123,10 @@ func (m *Model) open(id string) {
 	}
 	if m.cur != "" && m.editing == "" {
 		m.drafts[m.cur] = m.composer.Value()
+	}
+	if m.gone[m.cur] {
+		m.channels = slices.DeleteFunc(m.channels, func(ch client.Channel) bool { return ch.ID == m.cur })
+		delete(m.gone, m.cur)
 	}
 	m.cur, m.thread, m.selected, m.editing = id, "", "", ""
 	m.comp = completion{}

@@ -23,6 +23,7 @@ type command struct {
 // makes the client call its CLI command makes.
 var commands = []command{
 	{"join", "CHANNEL", "join a channel and open it (hive channel join)", (*Model).cmdJoin},
+	{"create", "NAME [--private]", "create a channel and open it (hive channel create)", (*Model).cmdCreate},
 	{"leave", "", "leave the open channel (hive channel leave)", (*Model).cmdLeave},
 	{"dm", "NAME", "open (creating it) the DM with NAME (hive dm)", (*Model).cmdDM},
 	{"add", "NAME", "add NAME to the open channel (hive channel add)", (*Model).cmdAdd},
@@ -33,6 +34,9 @@ var commands = []command{
 	{"delete", "", "delete your selected (else last) message (hive delete)", (*Model).cmdDelete},
 	{"thread", "", "open the thread of the selected (else last) message", (*Model).cmdThread},
 	{"who", "", "the open channel's members, with roles and presence (hive who)", (*Model).cmdWho},
+	{"search", "TEXT", "search the messages you can read (hive search)", (*Model).cmdSearch},
+	{"steer", "TEXT", "steer your agent's turn in this thread (hive agent steer)", (*Model).cmdSteer},
+	{"cancel", "", "cancel your agent's turn in this thread (hive agent cancel)", (*Model).cmdCancel},
 	{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = true; return nil }},
 	{"quit", "", "leave hive chat", func(*Model, string) tea.Cmd { return func() tea.Msg { return quitMsg{} } }},
 }
@@ -51,7 +55,7 @@ func (m *Model) command(line string) tea.Cmd {
 		m.say(true, fmt.Sprintf("usage: /%s %s", c.name, c.args))
 		return nil
 	}
-	if m.cur == "" && !slices.Contains([]string{"join", "dm", "help", "quit"}, c.name) {
+	if m.cur == "" && !slices.Contains([]string{"join", "create", "dm", "search", "help", "quit"}, c.name) {
 		m.say(true, "no channel open: /join NAME or /dm NAME")
 		return nil
 	}
@@ -93,6 +97,7 @@ func (m *Model) cmdJoin(arg string) tea.Cmd {
 }
 
 func (m *Model) cmdLeave(string) tea.Cmd {
+	m.leaving = m.cur
 	return m.publishing(client.ChannelLeave(m.cur), "left #"+m.channel().Name, doneMsg{reload: true})
 }
 

@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +41,8 @@ func (m *Model) composerKey(k tea.KeyMsg) tea.Cmd {
 	case km.is(k, "edit_last") && m.composer.Value() == "":
 		m.editLast()
 		return nil
+	case km.is(k, "editor"):
+		return m.openEditor()
 	}
 	m.comp = completion{}
 	var cmd tea.Cmd
@@ -103,7 +106,7 @@ func (m *Model) publish(ev nostr.Event, text string, edit bool) tea.Cmd {
 
 // sent takes a publish's end: the row joins the timeline, or the hub's
 // reason shows on one line and the text comes back to the composer.
-func (m *Model) sent(msg sentMsg) {
+func (m *Model) sent(msg sentMsg) tea.Cmd {
 	m.dropPending(msg.ev.ID)
 	if msg.err != nil {
 		what := "not sent"
@@ -114,10 +117,14 @@ func (m *Model) sent(msg sentMsg) {
 		if m.composer.Value() == "" {
 			m.composer.SetValue(msg.text)
 		}
-		return
+		if errors.Is(msg.err, client.ErrAuth) {
+			return m.reloadChannels("") // removed from the channel, or it was archived: the list says so
+		}
+		return nil
 	}
 	m.info = ""
 	m.apply([]nostr.Event{msg.ev})
+	return nil
 }
 
 func (m *Model) dropPending(id string) {

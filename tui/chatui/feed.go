@@ -6,13 +6,18 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/kinds"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// pageSize is how many rows a channel page loads (on open and per page up).
-const pageSize = 100
+// pageSize is how many rows a channel page loads (on open and per page
+// up); maxSecond bounds the rows of one second a page completes.
+const (
+	pageSize  = 100
+	maxSecond = 5000
+)
 
 // loadedMsg is the first load: the member's channels, their newest pages
 // with overlays, every profile, and the read positions.
@@ -60,13 +65,14 @@ func (m *Model) load() tea.Cmd {
 			return loadedMsg{err: err}
 		}
 		for _, ch := range out.channels {
-			evs, err := page(ctx, c, ch.ID, nil)
+			evs, err := page(ctx, c, ch.ID)
 			if err != nil {
 				return loadedMsg{err: err}
 			}
 			out.events = append(out.events, evs...)
 		}
-		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
+		recent := nostr.Timestamp(time.Now().Add(-chat.PresenceTTL).Unix())
+		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000}, nostr.Filter{Kinds: []int{kinds.Presence}, Since: &recent, Limit: 5000})
 		if err != nil {
 			return loadedMsg{err: err}
 		}
@@ -75,20 +81,45 @@ func (m *Model) load() tea.Cmd {
 	}
 }
 
-// page fetches a page of channel's rows at or before until with their
-// overlays (the events only: the model applies them in Update).
-func page(ctx context.Context, c *client.Client, channel string, until *nostr.Timestamp) ([]nostr.Event, error) {
-	evs, err := c.Query(ctx, nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: pageSize, Until: until})
+// page fetches the newest page of channel's rows with their overlays
+// (the events only: the model applies them in Update).
+func page(ctx context.Context, c *client.Client, channel string) ([]nostr.Event, error) {
+	evs, _, err := pageRows(ctx, c, channel, pageSize, nil)
+	return evs, err
+}
+
+// pageRows fetches up to limit of channel's rows at or before until (nil:
+// the newest), and every row of the page's oldest second (the hub cuts a
+// page anywhere in a second: a burst of one second must not show with
+// gaps, and the next page starts a second earlier), with their overlays
+// and the retractions of those; rows is how many of the events are rows.
+func pageRows(ctx context.Context, c *client.Client, channel string, limit int, until *nostr.Timestamp) (evs []nostr.Event, rows int, err error) {
+	f := nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until}
+	evs, err = c.Query(ctx, f)
 	if err != nil || len(evs) == 0 {
-		return evs, err
+		return evs, len(evs), err
 	}
+	if len(evs) == limit {
+		oldest := slices.MinFunc(evs, func(a, b nostr.Event) int { return int(a.CreatedAt) - int(b.CreatedAt) }).CreatedAt
+		f.Since, f.Until, f.Limit = &oldest, &oldest, maxSecond
+		second, err := c.Query(ctx, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, e := range second {
+			if !slices.ContainsFunc(evs, func(x nostr.Event) bool { return x.ID == e.ID }) {
+				evs = append(evs, e)
+			}
+		}
+	}
+	rows = len(evs)
 	ids := make([]string, len(evs))
 	for i, e := range evs {
 		ids[i] = e.ID
 	}
 	over, err := c.Query(ctx, nostr.Filter{Kinds: client.OverlayKinds(), Tags: nostr.TagMap{"e": ids}, Limit: 5000})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var oids []string
 	for _, o := range over {
@@ -97,27 +128,11 @@ func page(ctx context.Context, c *client.Client, channel string, until *nostr.Ti
 	if len(oids) > 0 {
 		retracted, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Deletion}, Tags: nostr.TagMap{"e": oids}, Limit: 5000})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		over = append(over, retracted...)
 	}
-	return append(evs, over...), nil
-}
-
-// olderPage loads the page before the oldest loaded row of the open channel.
-func (m *Model) olderPage() tea.Cmd {
-	_, at, ok := m.chat.Oldest(m.cur)
-	if !ok {
-		return nil
-	}
-	c, ctx, ch := m.c, m.ctx, m.cur
-	return func() tea.Msg {
-		evs, err := page(ctx, c, ch, &at)
-		if err != nil {
-			return doneMsg{err: err}
-		}
-		return eventsMsg{evs: evs}
-	}
+	return append(evs, over...), rows, nil
 }
 
 // follow (re)starts the live subscription over the joined channels: rows,
@@ -130,10 +145,7 @@ func (m *Model) follow(since nostr.Timestamp) {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.stopFeed = cancel
-	ids := make([]string, len(m.channels))
-	for i, ch := range m.channels {
-		ids[i] = ch.ID
-	}
+	ids := m.channelIDs()
 	live := append(append(client.TimelineKinds(), client.OverlayKinds()...), kinds.Typing)
 	filters := []nostr.Filter{
 		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers}, Since: &since},
@@ -154,13 +166,22 @@ func (m *Model) follow(since nostr.Timestamp) {
 		evc := make(chan nostr.Event, 256)
 		errc := make(chan error, 1)
 		go func() {
-			errc <- c.Follow(ctx, func(ev nostr.Event) (bool, error) {
+			sub, err := c.Subscribe(ctx, filters...)
+			if err != nil {
+				errc <- err
+				return
+			}
+			select {
+			case evc <- nostr.Event{Kind: liveKind}: // the REQ is on the wire
+			case <-ctx.Done():
+			}
+			errc <- c.FollowSub(ctx, sub, func(ev nostr.Event) (bool, error) {
 				select {
 				case evc <- ev:
 				case <-ctx.Done():
 				}
 				return false, nil
-			}, filters...)
+			})
 		}()
 		for {
 			select {
@@ -185,6 +206,10 @@ func (m *Model) follow(since nostr.Timestamp) {
 		}
 	}()
 }
+
+// liveKind marks, in the feed, that the live subscription is on the wire
+// (what others answer from then on reaches the chat).
+const liveKind = -2
 
 // next waits for the feed's next batch.
 func (m *Model) next() tea.Cmd {
@@ -216,11 +241,18 @@ func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
 	for i := range evs {
 		ev := &evs[i]
 		switch {
+		case ev.Kind == liveKind:
+			m.later = append(m.later, m.announce())
+			continue
 		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers:
 			channelsChanged = true
 		case ev.Kind == kinds.ReadState:
 			if ctxName, at, err := m.c.ParseReadState(*ev); err == nil && at > m.rp[ctxName] {
 				m.rp[ctxName] = at
+			}
+		case ev.Kind == kinds.Presence:
+			if hello := m.hello(ev); hello != nil {
+				m.later = append(m.later, hello)
 			}
 		case ev.Kind == kinds.Profile:
 			if !slices.Contains(m.profiles, ev.PubKey) {

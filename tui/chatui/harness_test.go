@@ -17,6 +17,7 @@ import (
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/sqlite"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
@@ -29,6 +30,7 @@ import (
 type world struct {
 	url        string
 	alice, bob *client.Client
+	aliceKeys  identity.Keys
 }
 
 func newWorld(t testing.TB) *world {
@@ -63,6 +65,9 @@ func newWorld(t testing.TB) *world {
 		c    **client.Client
 	}{{"alice", &w.alice}, {"bob", &w.bob}} {
 		k, _ := identity.GenerateKeys()
+		if p.name == "alice" {
+			w.aliceKeys = k
+		}
 		must(ad, client.MemberAdd(k.PublicHex))
 		*p.c = w.connect(t, k)
 		must(*p.c, nostr.Event{Kind: kinds.Profile, Content: `{"name":"` + p.name + `"}`, Tags: nostr.Tags{}})
@@ -75,7 +80,13 @@ func newWorld(t testing.TB) *world {
 
 func (w *world) connect(t testing.TB, k identity.Keys) *client.Client {
 	t.Helper()
-	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.url}, Keys: k, MinBackoff: 50 * time.Millisecond})
+	return w.connectTagged(t, k, nil)
+}
+
+// connectTagged connects as k with an owner's NIP-OA auth tag (nil: none).
+func (w *world) connectTagged(t testing.TB, k identity.Keys, tag nostr.Tag) *client.Client {
+	t.Helper()
+	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.url}, Keys: k, AuthTag: tag, MinBackoff: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +140,12 @@ func stored(t *testing.T, c *client.Client, kind int, author string, ok func(nos
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// run types a composer line, sends it, and waits for every one of want.
+func run(t *testing.T, tm *teatest.TestModel, line string, want ...string) {
+	t.Helper()
+	tm.Type(line)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOut(t, tm, want...)
 }

@@ -24,6 +24,7 @@ type Options struct {
 	Profile string // the profile in use, for the status line
 	Pinned  bool   // the hub's TLS certificate is checked against a pin
 	Keys    KeyMap // nil: DefaultKeys
+	Editor  string // the command line of the member's editor ($VISUAL or $EDITOR)
 	Now     func() time.Time
 	// ObserverKey is the NIP-44 conversation key with an agent (the
 	// member's own agents' frames open with it); nil: no agent pane.
@@ -63,27 +64,38 @@ type Model struct {
 	stopFeed context.CancelFunc
 	later    []tea.Cmd // commands apply asked for (profiles to fetch)
 
-	cur      string // the open channel's id
-	divider  string // the first unread row when the channel was opened
-	thread   string // the open thread's root, "" when closed
-	selected string // the selected row (timeline focus)
-	editing  string // the message the composer edits
-	pending  []pending
-	drafts   map[string]string
-	comp     completion
+	cur        string // the open channel's id
+	divider    string // the first unread row when the channel was opened
+	thread     string // the open thread's root, "" when closed
+	selected   string // the selected row (timeline focus)
+	editing    string // the message the composer edits
+	pending    []pending
+	drafts     map[string]string
+	helloed    time.Time       // when the chat last answered another's coming online
+	gone       map[string]bool // channels the member was removed from while open
+	atStart    map[string]bool // channels loaded back to their first row
+	paging     bool            // an older page is on its way
+	keepOffset bool            // rows came above the view: keep showing the same rows
+	leaving    string          // the channel /leave left (not kept in view)
+	comp       completion
 
 	focus     focus
 	composer  textarea.Model
 	timeline  viewport.Model
-	sideLines []string   // channel id per sidebar line (mouse clicks)
-	pane      *agentPane // the member's own agent's live transcript, nil without one
+	sideLines []string    // channel id per sidebar line (mouse clicks)
+	pane      *agentPane  // the member's own agent's live transcript, nil without one
+	search    *searchView // the last /search's results while shown
 	help      bool
-	version   int       // bumped by every change of what the timeline shows
-	drawn     renderKey // what the timeline was last rendered from
-	blurred   bool      // the terminal lost focus: nothing is marked read
+	helpTop   int                 // the help's first line shown
+	version   int                 // bumped by every change of what the timeline shows
+	drawn     renderKey           // what the timeline was last rendered from
+	drawnRows map[string][]string // rendered rows by everything their look depends on
+	md        *markdown
+	blurred   bool // the terminal lost focus: nothing is marked read
 	info      string
 	infoErr   bool
-	online    bool
+	conn      client.ConnState
+	hub       string // the hub's URL (the last one connected)
 	w, h      int
 }
 
@@ -106,8 +118,8 @@ func New(ctx context.Context, c *client.Client, opt Options) *Model {
 	m := &Model{
 		ctx: ctx, c: c, opt: opt, keys: opt.Keys,
 		chat: c.NewModel(), events: map[string]nostr.Event{}, rp: chat.Positions{},
-		drafts: map[string]string{}, composer: ta, timeline: viewport.New(60, 10),
-		online: true, w: 80, h: 24,
+		drafts: map[string]string{}, gone: map[string]bool{}, atStart: map[string]bool{}, drawnRows: map[string][]string{}, md: newMarkdown(), composer: ta, timeline: viewport.New(60, 10),
+		conn: client.ConnState{Connected: true}, hub: c.URL(), w: 80, h: 24,
 	}
 	m.chat.SetClock(opt.Now)
 	m.timeline.KeyMap = viewport.KeyMap{} // the chat's own keys scroll it

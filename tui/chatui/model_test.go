@@ -144,7 +144,9 @@ func TestKeyMapAndHelp(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
 	waitOut(t, tm, "#random")
 	tm.Type("?")
-	waitOut(t, tm, "ctrl+f", "next channel", "/react EMOJI")
+	waitOut(t, tm, "ctrl+f", "next channel", "Esc, ? or q closes this help")
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgDown}) // the commands, below the keys
+	waitOut(t, tm, "/react EMOJI", "/steer TEXT", "/create NAME [--private]")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	tm.Type("/quit")
 	tm.Send(enter)
@@ -155,4 +157,31 @@ func TestKeyMapAndHelp(t *testing.T) {
 	if !slices.Contains(final.keys["next_channel"].Keys(), "ctrl+f") {
 		t.Fatal("key map lost the binding")
 	}
+}
+
+// /create makes a channel (private with --private) and opens it; a second
+// /create of the name says how to go on; /search lists what matches, with
+// the hub's reason for a bad query; /steer and /cancel without an agent
+// say why.
+func TestSlashCreateSearchSteer(t *testing.T) {
+	w := newWorld(t)
+	tm := chatAs(t, w.alice, Options{Channel: "general"})
+	waitOut(t, tm, "#general", "● connected")
+	run(t, tm, "/create Ops Room --private", "created #Ops Room (private)", "#Ops Room")
+	ev := stored(t, w.alice, kinds.CreateGroup, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Tags.FindWithValue("h", "ops-room") != nil })
+	if ev.Tags.FindWithValue("visibility", "private") == nil {
+		t.Fatalf("--private not kept: %v", ev.Tags)
+	}
+	run(t, tm, "/create Ops Room", "✗ duplicate: channel ops-room already exists: pick another name")
+
+	run(t, tm, "/join general", "joined #general") // back to general (already in it: opened)
+	tm.Type("the quick brown fox")
+	tm.Send(enter)
+	stored(t, w.bob, kinds.Message, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "the quick brown fox" })
+	run(t, tm, "/search brown", `1 results for "brown"`, "search: brown", "#general alice: the quick [brown] fox")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	run(t, tm, `/search "unclosed`, "✗ invalid: search:")
+
+	run(t, tm, "/steer go left", "✗ no agent of yours to steer (only an agent's owner steers and cancels it)")
+	run(t, tm, "/cancel", "✗ no agent of yours to cancel")
 }

@@ -19,6 +19,9 @@ var (
 	nameSty  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6"))
 )
 
+// maxComposer is the most lines the composer grows to (it scrolls beyond).
+const maxComposer = 8
+
 // groupGap is how far apart two messages of one author may be and still
 // show under one name.
 const groupGap = 5 * time.Minute
@@ -30,6 +33,7 @@ func (m *Model) sideWidth() int { return max(16, min(26, m.w/5)) }
 func (m *Model) layout() {
 	mainW := m.w - m.sideWidth() - 1
 	m.composer.SetWidth(max(10, mainW))
+	m.composer.SetHeight(min(maxComposer, m.composer.LineCount()+1, max(2, m.h/3))) // a spare line: a new one never scrolls it
 	m.timeline.Width = m.timelineWidth()
 	m.timeline.Height = max(3, m.h-m.composer.Height()-3) // header, info line, status line
 }
@@ -47,7 +51,8 @@ func (m *Model) timelineWidth() int {
 // renderKey is everything the timeline's rendering depends on: a
 // keystroke in the composer changes none of it, so it redraws nothing.
 type renderKey struct {
-	version, width, pending               int
+	version, width, height, pending       int
+	atStart                               bool
 	cur, thread, selected, divider, focus string
 	day                                   int
 }
@@ -56,29 +61,44 @@ type renderKey struct {
 // bottom in view when it was there; unchanged input is not rendered again.
 func (m *Model) refresh() {
 	m.layout()
-	k := renderKey{m.version, m.timeline.Width, len(m.pending), m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
+	k := renderKey{m.version, m.timeline.Width, m.timeline.Height, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
 	if k == m.drawn {
 		return
 	}
 	m.drawn = k
 	atBottom := m.timeline.AtBottom() || m.timeline.TotalLineCount() == 0
-	m.timeline.SetContent(strings.Join(m.lines(m.rows(), m.timeline.Width, m.thread != ""), "\n"))
-	if atBottom {
+	total, offset := m.timeline.TotalLineCount(), m.timeline.YOffset
+	lines := m.lines(m.rows(), m.timeline.Width, m.thread != "")
+	if s := m.startLine(); s != "" {
+		lines = append([]string{s}, lines...)
+	}
+	m.timeline.SetContent(strings.Join(lines, "\n"))
+	switch {
+	case m.keepOffset && !atBottom:
+		m.timeline.SetYOffset(offset + m.timeline.TotalLineCount() - total)
+	case atBottom:
 		m.timeline.GotoBottom()
 	}
+	m.keepOffset = false
 }
 
 // lines renders rows (and, in the channel view, the pending messages).
 func (m *Model) lines(rows []chat.Row, width int, inThread bool) []string {
 	var out []string
 	var prev *chat.Row
+	labels := map[string]string{} // a name is looked up once a render
 	for i := range rows {
 		r := &rows[i]
 		if r.ID == m.divider && !inThread {
 			out = append(out, dim.Render(center(" new messages ", width, '─')))
 			prev = nil
 		}
-		out = append(out, m.rowLines(*r, prev, width)...)
+		label, ok := labels[r.Author]
+		if !ok {
+			label = clean(m.chat.Names().Label(r.Author), false)
+			labels[r.Author] = label
+		}
+		out = append(out, m.rowLines(*r, prev, label, width)...)
 		prev = r
 	}
 	for _, p := range m.pending {
@@ -93,26 +113,71 @@ func (m *Model) lines(rows []chat.Row, width int, inThread bool) []string {
 }
 
 // rowLines renders one row: time and name (only when the author changes
-// or time passes), the text, the edited mark, reactions, the reply count.
-func (m *Model) rowLines(r chat.Row, prev *chat.Row, width int) []string {
+// or time passes), the text (markdown), the edited mark, reactions, the
+// reply count. A row drawn before with the same look comes from the cache.
+func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []string {
 	when := stamp(r.CreatedAt.Time())
+	grouped := prev != nil && !prev.System && prev.Author == r.Author && r.CreatedAt.Time().Sub(prev.CreatedAt.Time()) < groupGap
+	selected := r.ID == m.selected && m.focus == onTimeline
+	last := ""
+	if r.Replies > 0 && m.thread == "" {
+		if th := m.chat.Thread(r.ID); len(th) > 1 {
+			lr := th[len(th)-1]
+			last = " · " + clean(m.chat.Names().Name(lr.Author), false) + ": " + oneLine(clean(m.chat.Text(lr), false))
+		}
+	}
+	var k strings.Builder
+	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d", r.ID, m.chat.Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions))
+	for _, x := range r.Reactions {
+		fmt.Fprintf(&k, "\x00%s %d", x.Emoji, x.Count)
+	}
+	key := k.String()
+	if out, ok := m.drawnRows[key]; ok {
+		return out
+	}
+	out := m.drawRow(r, when, label, grouped, selected, last, width)
+	if len(m.drawnRows) >= markdownCacheMax {
+		clear(m.drawnRows)
+	}
+	m.drawnRows[key] = out
+	return out
+}
+
+// drawRow renders one row (rowLines caches it).
+func (m *Model) drawRow(r chat.Row, when, label string, grouped, selected bool, last string, width int) []string {
+	const indent = "      "
 	if r.System {
-		return wrap(dim.Render(when+" · "+clean(m.chat.Text(r), false)), width, "      ")
+		return wrap(dim.Render(when+" · "+clean(m.chat.Text(r), false)), width, indent)
+	}
+	head := when + " " + nameSty.Render(label) + ": "
+	if grouped {
+		head = indent
 	}
 	text := clean(m.chat.Text(r), true)
-	if r.Deleted {
-		text = dim.Render("(deleted)")
-	}
+	edited := ""
 	if r.Edited {
-		text += dim.Render(" (edited)")
+		edited = dim.Render(" (edited)")
 	}
-	grouped := prev != nil && !prev.System && prev.Author == r.Author && r.CreatedAt.Time().Sub(prev.CreatedAt.Time()) < groupGap
-	head := when + " " + nameSty.Render(clean(m.chat.Names().Label(r.Author), false)) + ": "
-	if grouped {
-		head = "      "
+	var lines []string
+	switch {
+	case r.Deleted:
+		lines = wrap(head+dim.Render("(deleted)"), width, indent)
+	case !looksLikeMarkdown(text):
+		lines = wrap(head+text+edited, width, indent)
+	default:
+		body := m.md.lines(text, width-len(indent))
+		body[len(body)-1] += edited
+		if lipgloss.Width(head+body[0]) <= width {
+			lines = append(lines, head+body[0])
+			body = body[1:]
+		} else {
+			lines = append(lines, strings.TrimRight(head, " "))
+		}
+		for _, l := range body {
+			lines = append(lines, indent+l)
+		}
 	}
-	lines := wrap(head+text, width, "      ")
-	if r.ID == m.selected && m.focus == onTimeline {
+	if selected {
 		lines[0] = reverse.Render(lines[0])
 	}
 	if len(r.Reactions) > 0 {
@@ -120,19 +185,14 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, width int) []string {
 		for _, x := range r.Reactions {
 			rx = append(rx, fmt.Sprintf("%s %d", clean(x.Emoji, false), x.Count))
 		}
-		lines = append(lines, wrap("      "+strings.Join(rx, "  "), width, "      ")...)
+		lines = append(lines, wrap(indent+strings.Join(rx, "  "), width, indent)...)
 	}
 	if r.Replies > 0 && m.thread == "" {
 		word := "replies"
 		if r.Replies == 1 {
 			word = "reply"
 		}
-		last := ""
-		if th := m.chat.Thread(r.ID); len(th) > 1 {
-			lr := th[len(th)-1]
-			last = " · " + clean(m.chat.Names().Name(lr.Author), false) + ": " + oneLine(clean(m.chat.Text(lr), false))
-		}
-		lines = append(lines, dim.Render(truncate(fmt.Sprintf("      ↳ %d %s, last %s%s", r.Replies, word, stamp(r.LastReply.Time()), last), width)))
+		lines = append(lines, dim.Render(truncate(fmt.Sprintf("%s↳ %d %s, last %s%s", indent, r.Replies, word, stamp(r.LastReply.Time()), last), width)))
 	}
 	return lines
 }

@@ -1,11 +1,9 @@
 package chatui
 
 import (
-	"errors"
 	"strings"
 	"time"
 
-	"github.com/ainb/hive/client"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -29,16 +27,6 @@ func tick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { ret
 func (m *Model) Init() tea.Cmd {
 	m.say(false, "loading…")
 	return tea.Batch(m.load(), tick(), textarea.Blink)
-}
-
-// errText is what a person reads of an error: the hub's reason for a
-// refusal, else the error's text.
-func errText(err error) string {
-	var re *client.RefusedError
-	if errors.As(err, &re) {
-		return re.Reason
-	}
-	return err.Error()
 }
 
 // Update handles one message.
@@ -76,11 +64,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds = append(cmds, m.watchAgents()) // an agent's profile may come later
 	case feedEnded:
-		m.say(true, "live updates stopped: "+errText(msg.err))
+		if m.connCheck(); m.conn.Failed == nil {
+			m.say(true, "live updates stopped: "+errText(msg.err))
+		}
 	case channelsMsg:
 		cmds = append(cmds, m.setChannels(msg))
+	case olderMsg:
+		cmds = append(cmds, m.older(msg))
+	case searchedMsg:
+		m.searched(msg)
 	case sentMsg:
-		m.sent(msg)
+		cmds = append(cmds, m.sent(msg))
 	case doneMsg:
 		if msg.err != nil {
 			m.say(true, errText(msg.err))
@@ -93,7 +87,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case quitMsg:
 		return m, tea.Quit
 	case tickMsg:
-		m.online = m.c.URL() != ""
+		m.connCheck()
 		cmds = append(cmds, tick())
 	case tea.FocusMsg:
 		m.blurred = false
@@ -103,7 +97,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.mouse(msg))
 	case tea.KeyMsg:
 		cmds = append(cmds, m.key(msg))
+	case editedMsg:
+		m.edited(msg)
 	default:
+		if shiftEnter(msg) && m.focus == onComposer {
+			m.composer.InsertRune('\n')
+			break
+		}
 		var c tea.Cmd
 		m.composer, c = m.composer.Update(msg)
 		cmds = append(cmds, c, m.paneUpdate(msg))
@@ -125,8 +125,17 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case km.is(k, "quit"):
 		return tea.Quit
 	case m.help:
-		if km.is(k, "close") || km.is(k, "help") || k.String() == "?" || k.String() == "q" {
+		switch {
+		case km.is(k, "close") || km.is(k, "help") || k.String() == "?" || k.String() == "q":
 			m.help = false
+		case k.String() == "up" || k.String() == "k":
+			m.helpTop = max(0, m.helpTop-1)
+		case k.String() == "down" || k.String() == "j":
+			m.helpTop++
+		case km.is(k, "page_up"):
+			m.helpTop = max(0, m.helpTop-(m.h-2))
+		case km.is(k, "page_down") || k.String() == " ":
+			m.helpTop += m.h - 2
 		}
 		return nil
 	case km.is(k, "help") || (k.String() == "?" && m.composer.Value() == "" && m.focus == onComposer):
@@ -202,6 +211,9 @@ func (m *Model) closeSomething() {
 	switch {
 	case m.comp.active():
 		m.comp = completion{}
+	case m.search != nil:
+		m.search = nil
+		m.info = ""
 	case m.editing != "":
 		m.editing = ""
 		m.composer.Reset()

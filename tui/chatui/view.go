@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ainb/hive/client"
@@ -26,8 +27,14 @@ func (m *Model) View() string {
 	if m.pane != nil && m.pane.open {
 		body = m.paneView(mainW, m.timeline.Height)
 	}
+	if m.search != nil {
+		body = m.searchLines(mainW, m.timeline.Height)
+	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
 	info := m.info
+	if info == "" && !m.timeline.AtBottom() {
+		info = "▲ scrolled up · " + m.keys["bottom"].Help().Key + " jumps to the newest"
+	}
 	if m.infoErr {
 		info = errStyle.Render("✗ " + truncate(info, mainW-2))
 	} else {
@@ -60,7 +67,7 @@ func (m *Model) header(width int) string {
 // other participants' names.
 func (m *Model) channelName(ch client.Channel) string {
 	if ch.Type != "dm" {
-		return clean(ch.Name, false)
+		return clean(ch.Name, false) + m.goneMark(ch.ID)
 	}
 	var who []string
 	for pk := range ch.Members {
@@ -71,7 +78,15 @@ func (m *Model) channelName(ch client.Channel) string {
 	if len(who) == 0 {
 		return "dm"
 	}
-	return strings.Join(who, ", ")
+	return strings.Join(who, ", ") + m.goneMark(ch.ID)
+}
+
+// goneMark marks a channel the member was removed from while it was open.
+func (m *Model) goneMark(id string) string {
+	if m.gone[id] {
+		return " (left)"
+	}
+	return ""
 }
 
 // sidebar lists the channels and DMs with their unread and mention
@@ -105,6 +120,12 @@ func (m *Model) sidebar(height int) string {
 		add(dim.Render("Agents"), "")
 		for _, a := range agents {
 			add(a, "")
+		}
+	}
+	if online := m.onlineLines(w); len(online) > 0 {
+		add(dim.Render("Online"), "")
+		for _, o := range online {
+			add(o, "")
 		}
 	}
 	if len(lines) > height {
@@ -164,13 +185,34 @@ func (m *Model) agentLines(w int) []string {
 	return out
 }
 
+// onlineLines are the open channel's members (people, not agents) whose
+// presence says online or away, by name.
+func (m *Model) onlineLines(w int) []string {
+	names, now := m.chat.Names(), m.opt.Now()
+	var out []string
+	for pk := range m.channel().Members {
+		if names.IsAgent(pk) {
+			continue
+		}
+		p := m.chat.Live().Presence(pk, now)
+		if m.chat.Own(pk) {
+			p = "online" // this chat is running
+		}
+		switch p {
+		case "online":
+			out = append(out, truncate("● "+clean(names.Name(pk), false), w))
+		case "away":
+			out = append(out, truncate("◌ "+clean(names.Name(pk), false)+" (away)", w))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // status is the bottom line: connection, hub, identity and profile.
 func (m *Model) status() string {
-	conn := "● connected"
-	if !m.online {
-		conn = "◌ reconnecting…"
-	}
-	hub := m.c.URL()
+	conn := m.connText()
+	hub := m.hub
 	if m.opt.Pinned && hub != "" {
 		hub += " (pin ✓)"
 	}
@@ -178,12 +220,12 @@ func (m *Model) status() string {
 	if m.opt.Profile != "" {
 		who += " [" + m.opt.Profile + "]"
 	}
-	s := fmt.Sprintf(" %s %s · %s · ? help", conn, hub, who)
+	if n := len(m.pending); n > 0 {
+		conn += fmt.Sprintf(" · %d sending", n)
+	}
+	s := fmt.Sprintf(" %s · %s · %s · ? help", conn, hub, who)
 	if ask := m.pendingAsk(); ask != "" {
 		s = fmt.Sprintf(" ⚠ permission asked: %s (%s) ·%s", clean(ask, false), m.keys["agent"].Help().Key, s)
-	}
-	if n := len(m.pending); n > 0 {
-		s += fmt.Sprintf(" · %d sending", n)
 	}
 	return reverse.Render(truncate(s, m.w) + strings.Repeat(" ", max(0, m.w-lipgloss.Width(truncate(s, m.w)))))
 }
@@ -196,11 +238,14 @@ func (m *Model) helpView() string {
 	for _, c := range commands {
 		lines = append(lines, fmt.Sprintf("/%-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
 	}
-	lines = append(lines, "", dim.Render("Esc, ? or q closes this help"))
 	for i := range lines {
 		lines[i] = truncate(lines[i], m.w)
 	}
-	return lipgloss.NewStyle().Height(m.h).MaxHeight(m.h).Render(strings.Join(lines, "\n"))
+	foot := dim.Render(truncate("↑ ↓ PgUp PgDn scroll · Esc, ? or q closes this help", m.w))
+	n := max(1, m.h-1)
+	m.helpTop = min(m.helpTop, max(0, len(lines)-n))
+	lines = lines[m.helpTop:min(len(lines), m.helpTop+n)]
+	return lipgloss.NewStyle().Height(m.h).MaxHeight(m.h).Render(strings.Join(append(lines, foot), "\n"))
 }
 
 // truncate cuts s (escapes kept whole) to width cells with an ellipsis.

@@ -1,45 +1,150 @@
-// The web chat's entry point. This first version shows the hub connection's
-// state only; the chat itself (src/ui, src/hub, src/model) replaces it.
+// hive's web chat: the entry point. It builds the page's frame (top bar with
+// the connection state, the refusal line, the alerts bar), signs in from the
+// key kept in this browser (web/src/store) or shows the sign-in screens, and
+// runs the chat (web/src/ui/session.js, web/src/ui/chat.js).
+import './app.css';
+import { HubConnection } from './hub/connection.js';
+import { localSigner, nip07Signer } from './hub/signer.js';
+import { parseSecretKey, publicKeyOf } from './keys/index.js';
+import { joinPairing } from './pair/index.js';
+import { forget, loadIdentity, saveExtension, saveLocal, unlock } from './store/keystore.js';
+import { ChatView } from './ui/chat.js';
+import { h, replace } from './ui/dom.js';
+import { Presence } from './ui/presence.js';
+import { Session } from './ui/session.js';
+import { renderSignIn, renderUnlock } from './ui/signin.js';
+import { connectionNode, refusalNode, showConnection, showRefusal } from './ui/status.js';
 
-import "./app.css";
+// hubURL is the hub that serves this page: its websocket is at the same origin.
+const hubURL = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
 
-const stateEl = () => document.querySelector('[data-testid="connection-state"]');
+// signedOut says whether a refusal means this key is no use any more.
+const signedOut = (reason) => /revoked|expired|removed from the hub/i.test(reason || '');
 
-function show(state) {
-  const el = stateEl();
-  if (!el) return;
-  el.dataset.state = state;
-  el.textContent = state;
-}
+class App {
+  constructor(root) {
+    this.title = h('div', { class: 'title' }, 'hive');
+    this.menu = h('button', { type: 'button', class: 'menu', 'aria-label': 'channels', hidden: true }, '☰');
+    this.conn = connectionNode();
+    this.refusal = refusalNode(() => { if (this.session) this.session.error = ''; showRefusal(this.refusal, ''); });
+    this.alerts = h('div', { class: 'alerts', 'data-testid': 'alerts', hidden: true, 'aria-live': 'assertive' });
+    this.screen = h('div', { class: 'screen' });
+    replace(root, h('header', { class: 'topbar' }, this.menu, this.title, this.conn), this.refusal, this.alerts, this.screen);
+  }
 
-// hubURL is the page's own origin as a websocket URL: the hub serves the
-// app and the relay on one address.
-function hubURL() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/`;
-}
-
-function connect(delay) {
-  show(delay ? "reconnecting" : "connecting");
-  const ws = new WebSocket(hubURL());
-  ws.onopen = () => {
-    delay = 0;
-    show("connected");
-  };
-  ws.onmessage = (m) => {
-    let msg;
+  async boot() {
+    let id;
     try {
-      msg = JSON.parse(m.data);
-    } catch {
-      return;
+      id = await loadIdentity();
+    } catch (e) {
+      return this.signIn(`This browser cannot keep a key (${e.message}); private windows may not allow it.`);
     }
-    if (Array.isArray(msg) && msg[0] === "AUTH") show("authenticating");
-  };
-  ws.onclose = () => {
-    const next = Math.min((delay || 250) * 2, 10000);
-    show("reconnecting");
-    setTimeout(() => connect(next), next);
-  };
+    if (!id) return this.signIn();
+    if (id.kind === 'nip07') return this.connect(id, null);
+    if (id.locked) {
+      return renderUnlock(this.screen, id.name || id.pubkey.slice(0, 12) + '…', {
+        unlock: async (pass) => this.connect(id, await unlock(pass)),
+        forget: () => this.forget(),
+      });
+    }
+    return this.connect(id, await unlock());
+  }
+
+  signIn(message) {
+    this.end();
+    replace(this.title, 'hive');
+    renderSignIn(this.screen, {
+      pair: (uri, ui, pass) => this.pair(uri, ui, pass),
+      importKey: async (text, keyPass, pass) => {
+        const sk = parseSecretKey(text, keyPass || undefined);
+        const pub = { pubkey: publicKeyOf(sk) };
+        await saveLocal(sk, pub, pass);
+        await this.connect(pub, sk);
+      },
+      extension: async () => {
+        const pubkey = await globalThis.nostr.getPublicKey();
+        await saveExtension(pubkey);
+        await this.connect({ kind: 'nip07', pubkey }, null);
+      },
+    }, message);
+  }
+
+  async pair(uri, ui, pass) {
+    let answer;
+    const confirm = new Promise((resolve) => (answer = resolve));
+    const states = { connecting: 'Connecting to the pairing relay…', waiting: 'Waiting for the other device…', proving: 'Signing in to the hub with the new key…' };
+    const got = await joinPairing({
+      uri,
+      name: deviceName(),
+      onSas: (sas) => ui.sas(sas).then(answer),
+      confirm,
+      onState: (st) => ui.status(states[st] || st),
+    });
+    const pub = { pubkey: got.pubkey, owner: got.owner, auth: got.auth, hubs: got.hubs, pin: got.pin, name: deviceName() };
+    await saveLocal(got.secretKey, pub, pass);
+    await this.connect(pub, got.secretKey);
+  }
+
+  async connect(id, secret) {
+    this.end();
+    const signer = id.kind === 'nip07' ? nip07Signer(globalThis.nostr) : localSigner(secret);
+    const hub = new HubConnection({ url: hubURL(), signer, authTag: id.auth });
+    this.offState = hub.on('state', (st) => {
+      showConnection(this.conn, st);
+      if (st.state === 'refused' && signedOut(st.reason)) this.kicked(st.reason);
+    });
+    try {
+      await hub.start();
+    } catch (e) {
+      hub.close();
+      const reason = e?.reason || e?.message || String(e);
+      if (signedOut(reason)) return this.kicked(reason);
+      throw new Error(reason);
+    }
+    const s = new Session(hub);
+    this.session = s;
+    s.onChange(() => {
+      showConnection(this.conn, s.conn);
+      showRefusal(this.refusal, s.error || (s.conn.state === 'refused' ? s.conn.reason : ''));
+    });
+    this.view = new ChatView(s, this, () => this.forget());
+    this.presence = new Presence(hub);
+    const want = decodeURIComponent((/^#\/c\/(.+)$/.exec(location.hash) || [])[1] || '');
+    await s.start(want).catch((e) => s.fail(e));
+  }
+
+  // kicked signs a revoked or expired device out and says why.
+  async kicked(reason) {
+    this.end();
+    await forget().catch(() => {});
+    this.signIn(`This browser was signed out: ${reason}. Pair it again to continue.`);
+  }
+
+  async forget() {
+    this.end();
+    await forget();
+    this.signIn('Signed out; this browser no longer keeps the key.');
+  }
+
+  end() {
+    this.presence?.stop();
+    this.presence = null;
+    this.view?.destroy();
+    this.view = null;
+    this.session?.close();
+    this.session = null;
+    this.offState?.();
+    this.offState = null;
+    showConnection(this.conn, { state: 'signed-out' });
+    this.alerts.hidden = true;
+    showRefusal(this.refusal, '');
+  }
 }
 
-connect(0);
+function deviceName() {
+  const p = navigator.userAgentData?.platform || (/(Android|iPhone|iPad|Mac|Windows|Linux)/.exec(navigator.userAgent) || [])[1] || '';
+  return p ? `browser (${p})` : 'browser';
+}
+
+const app = new App(document.getElementById('app'));
+app.boot().catch((e) => app.signIn(String(e?.message || e)));

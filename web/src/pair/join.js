@@ -120,8 +120,16 @@ export async function joinPairing ({ uri, name = 'browser', WebSocket, onSas = (
   let wake = () => {}
   const push = ev => { inbox.push(ev); wake() }
   const send = async evs => { for (const ev of evs || []) await link.publish(ev).catch(() => {}) }
+  // fail aborts with reason and throws err. The abort goes out twice, a
+  // second apart: a source that handles it before our offer (relays and
+  // client libraries may reorder deliveries) ignores it, as it must.
   const fail = async (err, reason) => {
-    if (reason) { const ev = s.abort(reason); if (ev) await send([ev]) }
+    const ev = reason && s.abort(reason)
+    if (ev) {
+      await send([ev])
+      await new Promise(r => setTimeout(r, 1000))
+      await send([s.seal({ type: 'abort', reason })])
+    }
     throw err
   }
   try {

@@ -164,3 +164,37 @@ export async function generalHub () {
   await hub.as(bob, ['channel', 'join', 'general'])
   return { hub, alice, bob }
 }
+
+/**
+ * stallingProxy forwards a loopback port to the hub until freeze(): then
+ * nothing passes either way (a silent link: no FIN, no RST), until thaw()
+ * drops the frozen connections and lets new ones through. {url, freeze, thaw, close}
+ */
+export async function stallingProxy (hub) {
+  const { connect } = await import('node:net')
+  let frozen = false
+  const pairs = new Set()
+  const server = createServer(client => {
+    const upstream = connect(hub.port, '127.0.0.1')
+    const pair = { client, upstream, frozen }
+    pairs.add(pair)
+    const pass = (from, to) => from.on('data', b => { if (!pair.frozen) to.write(b) })
+    pass(client, upstream)
+    pass(upstream, client)
+    const end = () => { pairs.delete(pair); client.destroy(); upstream.destroy() }
+    client.on('close', end)
+    upstream.on('close', end)
+    client.on('error', end)
+    upstream.on('error', end)
+  })
+  const port = await new Promise(resolve => server.listen(0, '127.0.0.1', () => resolve(server.address().port)))
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    freeze () { frozen = true; for (const p of pairs) p.frozen = true },
+    thaw () {
+      frozen = false
+      for (const p of [...pairs]) if (p.frozen) { pairs.delete(p); p.client.destroy(); p.upstream.destroy() }
+    },
+    close () { for (const p of pairs) { p.client.destroy(); p.upstream.destroy() } server.close() }
+  }
+}

@@ -1,0 +1,236 @@
+package test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr/nip19"
+)
+
+// webTeam is the browser tests' world over the real binary: a TLS hub, its
+// admin "owner" (whose device the browser becomes) and a second member
+// "bob", both as CLI profiles in one HIVE_HOME, in channels room and lobby.
+type webTeam struct {
+	h     *webHub
+	cli   *cli
+	owner string // hex pubkeys
+	bob   string
+	b     *browser
+}
+
+// startWebTeam starts the hub with serveArgs, the profiles, the channels
+// and one browser.
+func startWebTeam(t testing.TB, serveArgs ...string) *webTeam {
+	t.Helper()
+	h := startWebHub(t, serveArgs...)
+	c := newCLI(t)
+	admin := filepath.Join(h.Data, "admin.key")
+	c.ok("profile", "add", "owner", "--hub", h.WS, "--pin", h.Pin, "--key", admin)
+	var bob struct{ Npub string }
+	json.Unmarshal([]byte(c.ok("profile", "add", "bob", "--hub", h.WS, "--pin", h.Pin, "--new-key", "--json")), &bob)
+	c.ok("member", "add", bob.Npub, "--profile", "owner")
+	c.ok("profile", "name", "owner", "--profile", "owner")
+	c.ok("profile", "name", "bob", "--profile", "bob")
+	for _, ch := range []string{"room", "lobby"} {
+		c.ok("channel", "create", ch, "--profile", "owner")
+		c.ok("channel", "join", ch, "--profile", "bob")
+	}
+	w := &webTeam{h: h, cli: c, owner: keyOf(t, admin).PublicHex, bob: keyOf(t, profileOf(t, c, "bob").Key).PublicHex}
+	w.b = newBrowser(t, h.Pin)
+	return w
+}
+
+func keyOf(t testing.TB, path string) identity.Keys {
+	t.Helper()
+	k, err := identity.LoadKeyFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// nsecOf is the nsec of a key file (for the page's key-import).
+func nsecOf(t testing.TB, path string) string {
+	t.Helper()
+	nsec, err := nip19.EncodePrivateKey(keyOf(t, path).SecretHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nsec
+}
+
+// pairBrowser pairs the page as a device of owner with a real `hive pair`:
+// the page shows the SAS hive pair shows, both confirm, and the page
+// connects as the device. It returns the device's pubkey.
+func (w *webTeam) pairBrowser(t testing.TB) string {
+	t.Helper()
+	pair := w.cli.start("pair", "--profile", "owner")
+	uri := pair.next("uri")["uri"].(string)
+	w.b.open(w.h.URL)
+	w.b.setValue(tid("pair-uri"), uri)
+	w.b.click(tid("pair-start"))
+	sas := pair.next("sas")["sas"].(string)
+	w.b.waitUntil("the page shows hive pair's SAS "+sas,
+		fmt.Sprintf(`document.querySelector(%q)?.dataset.sas === %q`, tid("pair-sas"), sas))
+	if shown := strings.ReplaceAll(w.b.text(tid("pair-sas")), " ", ""); shown != sas {
+		t.Fatalf("the page shows the SAS %q, hive pair %q", shown, sas)
+	}
+	w.b.click(tid("pair-confirm"))
+	pair.answer("y")
+	done := pair.next("done")
+	if code := pair.exit(); code != 0 {
+		t.Fatalf("hive pair exit %d: %s", code, pair.errors())
+	}
+	w.b.waitState("connected")
+	return done["device"].(string)
+}
+
+// importKey signs the page in with the nsec of a key file.
+func (w *webTeam) importKey(t testing.TB, keyFile string) {
+	t.Helper()
+	w.b.open(w.h.URL)
+	w.b.importKey(nsecOf(t, keyFile), "")
+}
+
+// openChannel clicks a channel in the sidebar, once the page has opened
+// its first channel by itself, and waits until it is the open one. The
+// sidebar is rebuilt on every change, so a click whose press and release
+// land on two generations of the button is lost (no click event); it is
+// clicked again then, up to 5 times.
+func (w *webTeam) openChannel(t testing.TB, id string) {
+	t.Helper()
+	w.b.waitVisible(`[data-testid="channel-item"][aria-current="true"]`)
+	open := fmt.Sprintf(`!!document.querySelector(%q)`, channelItem(id)+`[aria-current="true"]`)
+	for try := 1; ; try++ {
+		w.b.click(channelItem(id))
+		if w.b.within(2*time.Second, open) {
+			break
+		}
+		if try == 5 {
+			w.b.fail("open channel "+id, fmt.Errorf("5 clicks on its sidebar item did not open it"))
+		}
+		t.Logf("a click on channel %s was lost (try %d)", id, try)
+	}
+	w.b.waitVisible(tid("timeline"))
+}
+
+// mainComposer is the channel's composer (not the thread pane's).
+const mainComposer = `[data-testid="composer"]:not([data-testid="thread-pane"] *)`
+
+func channelItem(id string) string {
+	return fmt.Sprintf(`[data-testid="channel-item"][data-channel=%q]`, id)
+}
+
+func messageSel(id string) string {
+	return fmt.Sprintf(`[data-testid="message"][data-event-id=%q]`, id)
+}
+
+// waitMessage waits until the main timeline shows a message whose text
+// contains sub, and returns its event id.
+func (w *webTeam) waitMessage(t testing.TB, scope, sub string) string {
+	t.Helper()
+	find := fmt.Sprintf(`[...document.querySelectorAll(%q)].find(m => m.textContent.includes(%q))`,
+		scope+" "+tid("message"), sub)
+	w.b.waitUntil("a message with "+sub, "!!"+find)
+	return evalAs[string](w.b, find+".dataset.eventId")
+}
+
+// send posts text as a CLI profile and returns the event id.
+func (w *webTeam) send(t testing.TB, profile, channel, text string, extra ...string) string {
+	t.Helper()
+	out := w.cli.ok(append([]string{"send", channel, text, "--profile", profile, "--json"}, extra...)...)
+	return rows(t, out)[0].ID
+}
+
+// unread is the unread count `hive channel list` shows profile for channel.
+func (w *webTeam) unread(t testing.TB, profile, channel string) int {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(w.cli.ok("channel", "list", "--profile", profile, "--json")))
+	for sc.Scan() {
+		var ch struct {
+			ID     string
+			Unread *int
+		}
+		if json.Unmarshal(sc.Bytes(), &ch) == nil && ch.ID == channel && ch.Unread != nil {
+			return *ch.Unread
+		}
+	}
+	t.Fatalf("hive channel list --profile %s shows no unread count for %s", profile, channel)
+	return 0
+}
+
+// tailProc is a running `hive tail --follow --json`.
+type tailProc struct {
+	t    testing.TB
+	rows chan rowJSON
+}
+
+// tail follows channel as profile from now on.
+func (w *webTeam) tail(t testing.TB, profile, channel string) *tailProc {
+	t.Helper()
+	cmd := exec.Command(binary(t), "tail", channel, "--follow", "--json", "--limit", "0", "--profile", profile)
+	cmd.Env = append(os.Environ(), "HIVE_HOME="+w.cli.home)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p := &tailProc{t: t, rows: make(chan rowJSON, 100)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var r rowJSON
+			if json.Unmarshal(sc.Bytes(), &r) == nil && !r.System {
+				p.rows <- r
+			}
+		}
+		close(p.rows)
+	}()
+	time.Sleep(500 * time.Millisecond) // its subscription is open
+	return p
+}
+
+// next waits for the next added row whose text is text.
+func (p *tailProc) next(text string) rowJSON {
+	p.t.Helper()
+	return p.until("a row "+text, func(r rowJSON) bool { return r.Op == "" && r.Text == text })
+}
+
+// until waits for the next row (any op) for which pred is true.
+func (p *tailProc) until(what string, pred func(rowJSON) bool) rowJSON {
+	p.t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		select {
+		case r, ok := <-p.rows:
+			if !ok {
+				p.t.Fatalf("hive tail ended before %s", what)
+			}
+			if pred(r) {
+				return r
+			}
+		case <-deadline:
+			p.t.Fatalf("hive tail printed no %s within %s", what, waitTimeout)
+		}
+	}
+}
+
+// memberClient connects as the key of a CLI profile.
+func (w *webTeam) memberClient(t testing.TB, profile string) *client.Client {
+	t.Helper()
+	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.h.WS}, Keys: keyOf(t, profileOf(t, w.cli, profile).Key), Pin: w.h.Pin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}

@@ -1,0 +1,98 @@
+package chatui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ainb/hive/client"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// searchView is the result of /search, shown in place of the timeline
+// until Esc.
+type searchView struct {
+	query string
+	hits  []client.SearchHit
+}
+
+// searchedMsg is a search's end.
+type searchedMsg struct {
+	query string
+	hits  []client.SearchHit
+	err   error
+}
+
+// cmdSearch searches the messages the member can read (hive search).
+func (m *Model) cmdSearch(arg string) tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		hits, err := c.Search(ctx, arg, client.SearchOptions{Limit: 50})
+		return searchedMsg{query: arg, hits: hits, err: err}
+	}
+}
+
+func (m *Model) searched(msg searchedMsg) {
+	if msg.err != nil {
+		if strings.HasPrefix(client.RefusalReason(msg.err), "invalid: search:") {
+			m.say(true, errText(msg.err)+" (/help: words, \"phrases\", prefix*, -word, from:NAME, in:CHANNEL)")
+			return
+		}
+		m.say(true, "search: "+errText(msg.err))
+		return
+	}
+	m.search = &searchView{query: msg.query, hits: msg.hits}
+	m.say(false, fmt.Sprintf("%d results for %q · Esc closes", len(msg.hits), msg.query))
+}
+
+// searchLines renders the results, width wide and height high.
+func (m *Model) searchLines(width, height int) string {
+	lines := []string{bold.Render(truncate("search: "+oneLine(clean(m.search.query, false)), width))}
+	if len(m.search.hits) == 0 {
+		lines = append(lines, dim.Render("no messages match"))
+	}
+	for _, h := range m.search.hits {
+		ch := h.ChannelName
+		if ch == "" {
+			ch = h.Channel
+		}
+		line := fmt.Sprintf("%s #%s %s: %s", stamp(h.CreatedAt.Time()), clean(ch, false), nameSty.Render(clean(h.Name, false)), oneLine(clean(h.Excerpt, false)))
+		lines = append(lines, truncate(line, width))
+	}
+	return lipgloss.NewStyle().Width(width).Height(height).MaxHeight(height).Render(strings.Join(bottomLines(lines, height), "\n"))
+}
+
+// cmdCreate creates a channel and opens it (hive channel create): NAME
+// [--private], its id derived from the name.
+func (m *Model) cmdCreate(arg string) tea.Cmd {
+	vis := client.Open
+	var words []string
+	for _, w := range strings.Fields(arg) {
+		if w == "--private" {
+			vis = client.Private
+			continue
+		}
+		words = append(words, w)
+	}
+	name := strings.Join(words, " ")
+	if name == "" {
+		m.say(true, "usage: /create NAME [--private]")
+		return nil
+	}
+	id := client.ChannelIDFor(name)
+	if err := client.CheckChannelID(id); err != nil {
+		m.say(true, err.Error()+": name it with some of those (hive channel create --id sets it)")
+		return nil
+	}
+	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
+		if _, err := c.Publish(ctx, client.ChannelCreate(id, name, vis)); err != nil {
+			if errors.Is(err, client.ErrDuplicate) {
+				return doneMsg{err: fmt.Errorf("%s: pick another name", errText(err))}
+			}
+			return doneMsg{err: err}
+		}
+		return doneMsg{notice: fmt.Sprintf("created #%s (%s)", name, vis), open: id}
+	})
+}

@@ -1,0 +1,207 @@
+// The session: one signed-in browser talking to its hub. It joins the hub
+// connection (web/src/hub), the chat model (web/src/model) and the member's
+// read state, and holds what the page shows: the channels with their unread
+// counts, the open channel and thread, the agents' transcripts. Views read
+// it and call its actions; it calls the listeners after every change.
+import { ChatModel } from '../model/index.js';
+import { Agents } from './agents.js';
+import { follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, readStates } from '../hub/chat.js';
+
+/** PAGE is how many rows a channel's first page (and each older page) shows. */
+export const PAGE = 100;
+
+/** Session is the signed-in state; hub is a started HubConnection. */
+export class Session {
+  constructor(hub) {
+    this.hub = hub;
+    this.member = hub.member || hub.pubkey; // a device acts for its owner
+    this.self = hub.pubkey;
+    this.isDevice = this.member !== this.self;
+    this.model = new ChatModel(this.member);
+    this.positions = {};
+    this.channels = []; // [{id, name, type, visibility, members, role, ...}] the member belongs to
+    this.others = []; // open channels the member has not joined
+    this.current = '';
+    this.thread = '';
+    this.pane = ''; // '', 'thread' or 'agent:<pk>'
+    this.divider = '';
+    this.atStart = new Set(); // channels paged back to their first row
+    this.loaded = new Set(); // channels whose newest page is loaded
+    this.listeners = new Set();
+    this.conn = { state: hub.state || 'connecting' };
+    this.error = '';
+    this.agents = new Agents(this);
+    this.unsub = [hub.on('state', (s) => { this.conn = s; this.changed(); })];
+  }
+
+  /** onChange registers fn to run after changes (coalesced per frame); returns an off function. */
+  onChange(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  changed() {
+    if (this.pendingFrame) return;
+    this.pendingFrame = true;
+    const run = () => {
+      this.pendingFrame = false;
+      for (const fn of this.listeners) fn(this);
+    };
+    if (globalThis.requestAnimationFrame && !document.hidden) requestAnimationFrame(run);
+    else setTimeout(run, 0);
+  }
+
+  /** fail shows err as the one refusal line. */
+  fail(err) {
+    this.error = String(err?.reason || err?.message || err);
+    this.changed();
+  }
+
+  /** start loads channels, read state and names, then follows the joined channels live. */
+  async start(want) {
+    await this.refreshChannels();
+    this.positions = { ...(await readStates(this.hub)) };
+    this.follow();
+    this.agents.ensure();
+    // Unread counts need the rows after each read position, not only the open channel's page.
+    await Promise.all(this.channels.map((c) => loadUnread(this.hub, this.model, c.id, this.positions[c.id] || 0).catch(() => {})));
+    const first = this.channels.find((c) => c.id === want) || this.channels.find((c) => this.unread(c.id).mentions) || this.channels[0];
+    if (first && !this.current) await this.open(first.id); // a channel the person opened meanwhile stays open
+    this.changed();
+  }
+
+  async refreshChannels() {
+    const all = await listChannels(this.hub);
+    this.channels = all.filter((c) => c.role && !c.archived).sort(byName);
+    this.others = all.filter((c) => !c.role && !c.archived && c.type !== 'dm').sort(byName);
+    const pks = new Set();
+    for (const c of all) for (const pk of Object.keys(c.members || {})) pks.add(pk);
+    await loadNames(this.hub, this.model, [...pks]).catch(() => {});
+  }
+
+  follow() {
+    this.following?.close();
+    this.following = follow(this.hub, this.model, this.channels.map((c) => c.id), {
+      onevent: () => {
+        this.keepRead();
+        this.changed();
+      },
+      onnames: () => {
+        this.agents.ensure();
+        this.changed();
+      },
+      onclosed: (reason) => reason && this.fail(reason),
+      onreadstate: (context, at) => {
+        if (!(this.positions[context] >= at)) this.positions[context] = at;
+        this.changed();
+      },
+      onchannels: () => this.refreshChannels().then(() => { this.follow(); this.changed(); }, (e) => this.fail(e)),
+    });
+  }
+
+  /** channel returns the channel record of id. */
+  channel(id) {
+    return this.channels.find((c) => c.id === id) || this.others.find((c) => c.id === id);
+  }
+
+  /** title names a channel as the sidebar shows it: #name, or a DM's other members. */
+  title(id) {
+    const c = this.channel(id);
+    if (!c) return id;
+    if (c.type !== 'dm') return c.name || id;
+    const others = Object.keys(c.members || {}).filter((pk) => !this.model.own(pk));
+    return others.map((pk) => this.model.names.name(pk)).join(', ') || 'just you';
+  }
+
+  unread(ch) {
+    return this.model.unread(ch, this.positions);
+  }
+
+  /** open shows channel ch: loads its newest page, puts the divider at the first unread row, marks it read. */
+  async open(ch) {
+    if (this.current !== ch) {
+      this.current = ch;
+      if (this.pane === 'thread') this.pane = '';
+      this.divider = this.unread(ch).first_unread || '';
+      this.changed();
+    }
+    if (!this.loaded.has(ch)) {
+      this.loaded.add(ch);
+      const evs = await loadPage(this.hub, this.model, ch, { limit: PAGE });
+      if (evs.length < PAGE) this.atStart.add(ch);
+      this.divider = this.unread(ch).first_unread || '';
+    }
+    this.keepRead();
+    this.changed();
+  }
+
+  /** older pages the open channel back; it reports whether older rows came. */
+  async older() {
+    const ch = this.current;
+    if (!ch || this.atStart.has(ch)) return false;
+    const n = await loadOlder(this.hub, this.model, ch, PAGE);
+    if (!n) this.atStart.add(ch);
+    this.changed();
+    return n > 0;
+  }
+
+  /** openThread shows root's thread in the pane and marks it read. */
+  openThread(root) {
+    this.thread = root;
+    this.pane = 'thread';
+    this.keepRead();
+    this.changed();
+  }
+
+  closePane() {
+    this.pane = '';
+    this.changed();
+  }
+
+  /** keepRead marks what is on screen read: the open channel (while the page is seen) and the open thread. */
+  keepRead() {
+    if (globalThis.document?.hidden) return;
+    const mark = (context, unread, at) => {
+      if (!unread || !at || this.positions[context] >= at) return;
+      this.positions[context] = at;
+      markRead(this.hub, context, at).catch((e) => this.fail(e));
+    };
+    const ch = this.current;
+    if (ch) mark(ch, this.unread(ch).unread, this.model.newest(ch));
+    if (this.pane === 'thread' && this.thread) {
+      const rows = this.model.thread(this.thread);
+      const newest = rows.reduce((m, r) => Math.max(m, r.created_at), 0);
+      mark('thread:' + this.thread, this.model.threadUnread(this.thread, this.positions).unread, newest);
+    }
+  }
+
+  /** act runs a publishing action, showing its refusal as the error line. */
+  async act(fn) {
+    try {
+      this.error = '';
+      const out = await fn(this.hub, this.model);
+      this.changed();
+      return out;
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+  }
+
+  /** pendingOf is agent's permission requests waiting for the member's answer. */
+  pendingOf(pk) {
+    return this.agents.pendingOf(pk);
+  }
+
+  close() {
+    this.agents.close();
+    this.following?.close();
+    for (const off of this.unsub) off?.();
+    this.hub.close();
+  }
+}
+
+// byName sorts channels before DMs, each by name.
+function byName(a, b) {
+  return (a.type === 'dm') - (b.type === 'dm') || (a.name || a.id).localeCompare(b.name || b.id);
+}
