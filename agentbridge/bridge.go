@@ -163,10 +163,11 @@ type runner struct {
 	d dispatch // owned by the dispatcher goroutine
 
 	mu      sync.Mutex
-	current map[*agentProc]*turn    // the turn each process is running
-	perms   map[string]*pendingPerm // session + "\x00" + JSON-RPC id
-	members map[string]memberEntry  // "members" gate cache
-	loose   map[string]*untracked   // session -> the agent's turn of its own
+	current map[*agentProc]*turn         // the turn each process is running
+	perms   map[string]*pendingPerm      // session + "\x00" + JSON-RPC id
+	members map[string]gateEntry[bool]   // "members" gate cache
+	devices map[string]gateEntry[string] // paired devices seen as mention authors: their owners
+	loose   map[string]*untracked        // session -> the agent's turn of its own
 
 	ctx context.Context // run's, for work started by the agent's own lines
 
@@ -205,7 +206,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	to.Log = log.With("hub", strings.Join(to.URLs, ","))
 	r := &runner{cfg: a, to: to, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
 		ck: ck, state: state, start: time.Now(), events: make(chan event, 1024), closed: make(chan struct{}),
-		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}, loose: map[string]*untracked{}}
+		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}, loose: map[string]*untracked{}}
 	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
 		if err := r.writeMCPKey(); err != nil {
 			return nil, err

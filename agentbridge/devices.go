@@ -28,44 +28,54 @@ func (r *runner) controller(ctx context.Context, h Hub, pk string) ([32]byte, er
 }
 
 // LiveDevice checks on the hub that pk is a paired device of owner whose
-// attestation stands at now: its newest kind 0 profile carries an auth tag by
-// owner that verifies for pk, holds the device clause (which only the owner
-// signs: a ["device"] tag on the profile proves nothing) and whose time
-// clauses hold, and owner has not revoked it (kind 30450).
+// attestation stands at now (DeviceOwner, for this owner).
 func LiveDevice(ctx context.Context, h Hub, owner, pk string, now time.Time) error {
+	o, err := DeviceOwner(ctx, h, pk, now)
+	if err != nil {
+		return err
+	}
+	if o != owner {
+		return errors.New("a paired device of another owner")
+	}
+	return nil
+}
+
+// DeviceOwner checks on the hub that pk is a paired device whose attestation
+// stands at now, and returns its owner: pk's newest kind 0 profile carries an
+// auth tag that verifies for pk, holds the device clause (which only the
+// owner signs: a ["device"] tag on the profile proves nothing) and whose
+// time clauses hold, and the owner has not revoked it (kind 30450).
+func DeviceOwner(ctx context.Context, h Hub, pk string, now time.Time) (string, error) {
 	profiles, err := h.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{pk}, Limit: 1})
 	if err != nil {
-		return fmt.Errorf("looking up the sender's profile: %w", err)
+		return "", fmt.Errorf("looking up the sender's profile: %w", err)
 	}
 	if len(profiles) == 0 {
-		return errors.New("neither the owner nor a paired device (no profile)")
+		return "", errors.New("neither the owner nor a paired device (no profile)")
 	}
 	p := profiles[0]
 	tag, err := identity.FindAuthTag(p)
 	if err != nil {
-		return fmt.Errorf("device profile: %w", err)
+		return "", fmt.Errorf("device profile: %w", err)
 	}
 	a, err := identity.VerifyAuthTag(tag, pk)
 	if err != nil {
-		return fmt.Errorf("device profile: %w", err)
-	}
-	if a.Owner != owner {
-		return errors.New("a paired device of another owner")
+		return "", fmt.Errorf("device profile: %w", err)
 	}
 	if !a.Device {
-		return fmt.Errorf("neither the owner nor a paired device (an agent: its attestation has no device clause %s)", identity.DeviceClause)
+		return "", fmt.Errorf("neither the owner nor a paired device (an agent: its attestation has no device clause %s)", identity.DeviceClause)
 	}
 	if err := a.Conditions.CheckTime(now.Unix()); err != nil {
-		return fmt.Errorf("the device's attestation does not hold now: %w", err)
+		return "", fmt.Errorf("the device's attestation does not hold now: %w", err)
 	}
-	revs, err := h.Query(ctx, nostr.Filter{Kinds: []int{kinds.AgentRevocation}, Authors: []string{owner}, Tags: nostr.TagMap{"d": {pk}}})
+	revs, err := h.Query(ctx, nostr.Filter{Kinds: []int{kinds.AgentRevocation}, Authors: []string{a.Owner}, Tags: nostr.TagMap{"d": {pk}}})
 	if err != nil {
-		return fmt.Errorf("looking up revocations: %w", err)
+		return "", fmt.Errorf("looking up revocations: %w", err)
 	}
 	for _, ev := range revs {
 		if _, dev, at, err := identity.ParseRevocation(ev); err == nil && dev == pk && identity.RevokedBy(a.Conditions, at) {
-			return errors.New("the owner revoked this device")
+			return "", errors.New("the owner revoked this device")
 		}
 	}
-	return nil
+	return a.Owner, nil
 }

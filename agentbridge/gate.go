@@ -15,13 +15,59 @@ import (
 // memberTTL is how long a hub-membership answer is cached.
 const memberTTL = time.Minute
 
-type memberEntry struct {
-	member bool
-	at     time.Time
+// gateEntry is one cached answer of a gate lookup (membership, a device's
+// owner), fresh for memberTTL.
+type gateEntry[T any] struct {
+	v  T
+	at time.Time
 }
 
-// mayAsk applies the `answer` gate to a mention's author.
+// cachedLookup answers key from cache when fresh, else asks fetch and keeps
+// its answer unless fetch says not to (a failed lookup is asked again).
+func cachedLookup[T any](ctx context.Context, r *runner, cache map[string]gateEntry[T], key string, fetch func(qctx context.Context) (T, bool)) T {
+	r.mu.Lock()
+	e, ok := cache[key]
+	r.mu.Unlock()
+	if ok && time.Since(e.at) < memberTTL {
+		return e.v
+	}
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, keep := fetch(qctx)
+	if keep {
+		r.mu.Lock()
+		cache[key] = gateEntry[T]{v, time.Now()}
+		r.mu.Unlock()
+	}
+	return v
+}
+
+// mayAsk applies the `answer` gate to a mention's author. A paired device
+// acts as its owner: when the gate does not admit the device's own key, it
+// is asked again for the member whose device it is (never for an agent's
+// owner: an agent's attestation has no device clause).
 func (r *runner) mayAsk(ctx context.Context, h Hub, author string) bool {
+	if r.admits(ctx, h, author) {
+		return true
+	}
+	owner := r.deviceOwner(ctx, h, author)
+	return owner != "" && r.admits(ctx, h, owner)
+}
+
+// deviceOwner is the owner of author when it is a paired device whose
+// attestation stands, else "" (cached like the membership answers).
+func (r *runner) deviceOwner(ctx context.Context, h Hub, author string) string {
+	return cachedLookup(ctx, r, r.devices, author, func(qctx context.Context) (string, bool) {
+		owner, err := DeviceOwner(qctx, h, author, time.Now())
+		if err != nil {
+			r.log.Debug("mention author is not a paired device", "author", author, "why", err)
+		}
+		return owner, qctx.Err() == nil // a lookup cut short is asked again
+	})
+}
+
+// admits applies the gate to one key.
+func (r *runner) admits(ctx context.Context, h Hub, author string) bool {
 	a := r.cfg.answer
 	if a.Owner && author == r.owner {
 		return true
@@ -35,34 +81,25 @@ func (r *runner) mayAsk(ctx context.Context, h Hub, author string) bool {
 // isMember reports whether pk is a hub member (not an agent or device): the
 // newest NIP-43 add/remove naming it is an add, or it signed one (the admin).
 func (r *runner) isMember(ctx context.Context, h Hub, pk string) bool {
-	r.mu.Lock()
-	e, ok := r.members[pk]
-	r.mu.Unlock()
-	if ok && time.Since(e.at) < memberTTL {
-		return e.member
-	}
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	named, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd, kinds.HubMemberRemove}, Tags: nostr.TagMap{"p": {pk}}, Limit: 50})
-	if err != nil {
-		r.log.Warn("membership lookup failed", "author", pk, "err", err)
-		return false
-	}
-	member := false
-	var newest nostr.Timestamp
-	for _, ev := range named {
-		if ev.CreatedAt >= newest {
-			newest, member = ev.CreatedAt, ev.Kind == kinds.HubMemberAdd
+	return cachedLookup(ctx, r, r.members, pk, func(qctx context.Context) (bool, bool) {
+		named, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd, kinds.HubMemberRemove}, Tags: nostr.TagMap{"p": {pk}}, Limit: 50})
+		if err != nil {
+			r.log.Warn("membership lookup failed", "author", pk, "err", err)
+			return false, false
 		}
-	}
-	if !member {
-		signed, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd}, Authors: []string{pk}, Limit: 1})
-		member = err == nil && len(signed) > 0
-	}
-	r.mu.Lock()
-	r.members[pk] = memberEntry{member, time.Now()}
-	r.mu.Unlock()
-	return member
+		member := false
+		var newest nostr.Timestamp
+		for _, ev := range named {
+			if ev.CreatedAt >= newest {
+				newest, member = ev.CreatedAt, ev.Kind == kinds.HubMemberAdd
+			}
+		}
+		if !member {
+			signed, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd}, Authors: []string{pk}, Limit: 1})
+			member = err == nil && len(signed) > 0
+		}
+		return member, true
+	})
 }
 
 // gateReason says why the answer gate does not admit an author, naming the
@@ -74,7 +111,7 @@ func (r *runner) gateReason() string {
 		who = append(who, "its owner")
 	}
 	if a.Members {
-		who = append(who, "hub members (not agents or devices)")
+		who = append(who, "hub members and their paired devices (not agents)")
 	}
 	if len(a.Keys) > 0 {
 		who = append(who, "the keys listed")

@@ -148,3 +148,32 @@ func BenchmarkLiveDevice(b *testing.B) {
 		}
 	}
 }
+
+// A paired device acts as its owner for the answer gate too: with the
+// default answer = "owner", the owner's phone mentions the agent and gets
+// the reply (and an answered receipt), while bob's paired device is not
+// admitted as bob would not be (a not-answered receipt naming the gate).
+// Before the fix the bridge ignored the owner's device: "the answer gate
+// does not admit its author".
+func TestBridgeAnswersOwnersDevice(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	phone := e.pairDevice(t, e.alice)
+	bobs := e.pairDevice(t, e.bob)
+
+	m := e.mention(t, phone.r, phone.key, "room", "asked from alice's phone")
+	if r := e.waitReply(t, "room", m.ID, 30*time.Second, b); r.Content == "" {
+		t.Fatalf("empty reply to the owner's device")
+	}
+	if rs := e.waitReceipt(t, e.agent.pk, m.ID, b); !strings.HasPrefix(rs[len(rs)-1], "answered") {
+		t.Fatalf("the owner's device's mention: receipts %q, want answered last", rs)
+	}
+	fromBobs := e.mention(t, bobs.r, bobs.key, "room", "asked from bob's device")
+	if rs := e.waitReceipt(t, e.agent.pk, fromBobs.ID, b); len(rs) != 1 || !strings.HasPrefix(rs[0], `not-answered: not answered: this agent answers only its owner (answer = "owner"`) {
+		t.Fatalf("bob's device's mention: receipts %q, want one not-answered naming the gate", rs)
+	}
+	if n := e.repliesTo(t, "room", fromBobs.ID); n != 0 {
+		t.Fatalf("%d replies to bob's device under answer = owner", n)
+	}
+}
