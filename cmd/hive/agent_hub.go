@@ -97,7 +97,10 @@ func newAgentListCmd() *cobra.Command {
 // addRunStates fills each agent's Run from its bridge's status and the
 // receipts in the owner's channels.
 func addRunStates(ctx context.Context, s *session, rows []client.AgentStatus) error {
-	chans, err := s.myChannels(ctx)
+	if len(rows) == 0 {
+		return nil
+	}
+	chans, err := s.memberChannels(ctx) // an owner in no channel still lists its agents
 	if err != nil {
 		return err
 	}

@@ -168,8 +168,20 @@ func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]
 	return ids, nil
 }
 
-// myChannels are the channels the member is in.
+// myChannels are the channels the member is in (at least one).
 func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
+	mine, err := s.memberChannels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(mine) == 0 {
+		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
+	}
+	return mine, nil
+}
+
+// memberChannels are the channels the member is in, maybe none.
+func (s *session) memberChannels(ctx context.Context) ([]client.Channel, error) {
 	chans, err := s.Channels(ctx)
 	if err != nil {
 		return nil, err
@@ -179,9 +191,6 @@ func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
 		if ch.Members[s.Member()] != "" || ch.Role != "" {
 			mine = append(mine, ch)
 		}
-	}
-	if len(mine) == 0 {
-		return nil, exitWith(exitNotFound, errors.New("you are a member of no channel (see `hive channel list`)"))
 	}
 	return mine, nil
 }
