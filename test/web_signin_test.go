@@ -136,28 +136,3 @@ func TestWebPassphraseLocksTheKey(t *testing.T) {
 	b.waitVisible(tid("channel-item") + `[data-channel="general"]`)
 	b.noConsoleErrors()
 }
-
-// A paired browser whose device its owner revokes is told why and signed
-// out: the key is deleted and the sign-in screen says so.
-func TestWebRevokedDeviceSignedOut(t *testing.T) {
-	w := startWebTeam(t)
-	dev := w.pairBrowser(t)
-	w.b.waitVisible(channelItem("room"))
-	npub, err := nip19.EncodePublicKey(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.cli.ok("device", "revoke", "--device", npub, "--profile", "owner")
-	w.b.waitVisible(tid("pair-uri"))
-	msg := w.b.text(".signin .err")
-	if !strings.HasPrefix(msg, "This browser was signed out: restricted: ") || !strings.Contains(msg, "revoked by its owner") || !strings.HasSuffix(msg, ". Pair it again to continue.") {
-		t.Fatalf("sign-in message after the revocation: %q", msg)
-	}
-	if st := w.b.waitState("signed-out"); st != "signed-out" {
-		t.Fatalf("state after the revocation: %s", st)
-	}
-	if dbs := awaitAs[[]string](w.b, `indexedDB.databases().then(ds => ds.map(d => d.name))`); len(dbs) != 0 {
-		t.Fatalf("databases left after the revocation: %v", dbs)
-	}
-	w.b.screenshot("revoked")
-}

@@ -1,6 +1,8 @@
 package test
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,4 +66,63 @@ func TestWebPhoneLayout(t *testing.T) {
 	b.click(tid("channel-item") + `[data-channel="ops"]`)
 	b.waitUntil("the sidebar closed and ops open", `getComputedStyle(document.querySelector(".sidebar")).display === "none" && document.querySelector('.topbar .title').textContent === "# ops"`)
 	b.noConsoleErrors()
+}
+
+// Paging back (spec/chat.md, "Paging"): a channel of 250 messages opens on
+// its newest page; scrolling to the top loads older pages, each row once,
+// and the row that was at the top stays where it was on the screen, until
+// the channel's first message and no "older" button.
+func TestWebPagesBack(t *testing.T) {
+	w := startWebTeam(t)
+	c := w.memberClient(t, "bob")
+	w.cli.ok("channel", "create", "big", "--profile", "owner")
+	w.cli.ok("channel", "join", "big", "--profile", "bob")
+	newest := seed(t, c, "big", 250)
+	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.openChannel(t, "big")
+	w.b.waitVisible(tid("timeline") + " " + messageSel(newest))
+	count := func() int { return w.b.count(tid("timeline") + " " + tid("message")) }
+	first := count()
+	if first >= 250 || first < 100 {
+		t.Fatalf("the first page shows %d rows of 250", first)
+	}
+	for page := 1; w.b.count(tid("load-older")) > 0; page++ {
+		if page > 5 {
+			t.Fatalf("still an older button after %d pages (%d rows)", page, count())
+		}
+		before := count()
+		// the top row's distance from the timeline's top, before and after the older page lands
+		top := evalAs[string](w.b, `document.querySelector('[data-testid="timeline"] [data-testid="message"]').dataset.eventId`)
+		off := `(() => { const tl = document.querySelector('[data-testid="timeline"]'); const m = tl.querySelector('[data-event-id="` + top + `"]'); return m.getBoundingClientRect().top - tl.getBoundingClientRect().top; })()`
+		w.b.do("scroll to the top", evalDo(`document.querySelector('[data-testid="timeline"]').scrollTop = 0`))
+		was := evalAs[float64](w.b, off)
+		w.b.waitUntil("an older page", fmt.Sprintf(`document.querySelectorAll('[data-testid="timeline"] [data-testid="message"]').length > %d || !document.querySelector('[data-testid="load-older"]')`, before))
+		if now := evalAs[float64](w.b, off); count() > before && (now-was > 2 || was-now > 2) {
+			t.Fatalf("page %d: the row that was on top moved from %.0f to %.0f px", page, was, now)
+		}
+	}
+	ids := evalAs[[]string](w.b, `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="message"]')].map(m => m.dataset.eventId)`)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("row %s shown twice", id)
+		}
+		seen[id] = true
+	}
+	texts := evalAs[[]string](w.b, `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="message-text"]')].map(m => m.textContent)`)
+	var seeded []string
+	for _, s := range texts {
+		if strings.HasPrefix(s, "message ") && strings.HasSuffix(s, " of the seed") {
+			seeded = append(seeded, s)
+		}
+	}
+	if len(seeded) != 250 {
+		t.Fatalf("after paging back: %d seeded rows of 250", len(seeded))
+	}
+	for i, s := range seeded {
+		if s != fmt.Sprintf("message %d of the seed", i) {
+			t.Fatalf("row %d of the seed reads %q: out of order", i, s)
+		}
+	}
+	w.b.noConsoleErrors()
 }

@@ -143,7 +143,8 @@ export class ChatView {
       return a && s.agents.answer(a.agent, p, opt).catch((e) => s.fail(e));
     });
     const joined = s.channels.some((x) => x.id === ch);
-    this.main.update(ch ? s.model.main(ch) : [], { key: ch, divider: s.divider, canOlder: !!ch && !s.atStart.has(ch),
+    const view = ch ? s.visible(ch) : { rows: [], more: false };
+    this.main.update(view.rows, { key: ch, divider: s.divider, canOlder: view.more,
       empty: ch ? 'No messages yet. Say hello!' : 'Join or create a channel to start.' });
     this.composer.el.hidden = !joined;
     if (this.wantFocus && joined) {
