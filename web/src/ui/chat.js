@@ -69,7 +69,7 @@ export class ChatView {
           return npub.slice(0, 12) + '…';
         }
       },
-      mentionsMe: (row) => (row.mentions || []).includes(s.member) && !s.model.own(row.author),
+      mentionsMe: (row) => !row.system && (row.mentions || []).includes(s.member) && !s.model.own(row.author),
       openThread: (id) => {
         this.focusReply = true;
         s.openThread(id);
