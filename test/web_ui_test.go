@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ainb/hive/client"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -124,5 +125,29 @@ func TestWebPagesBack(t *testing.T) {
 			t.Fatalf("row %d of the seed reads %q: out of order", i, s)
 		}
 	}
+	w.b.noConsoleErrors()
+}
+
+// A direct message started from the sidebar by a member's name: the page
+// creates the DM with the id the CLI uses for the pair of keys, opens it,
+// and what it sends there the other member reads with hive read.
+func TestWebStartsDM(t *testing.T) {
+	w := startWebTeam(t)
+	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.b.waitVisible(`[data-testid="channel-item"][aria-current="true"]`)
+	w.b.click(tid("dm-new"))
+	w.b.waitUntil("the DM input focused", `document.activeElement?.dataset.testid === "dm-new-input"`)
+	w.b.do("type bob", chromedp.KeyEvent("bob\r"))
+	id := client.DMChannelID(w.owner, w.bob)
+	w.b.waitVisible(channelItem(id) + `[aria-current="true"]`)
+	w.b.waitUntil("the composer focused in the DM", `document.activeElement?.dataset.testid === "composer"`)
+	w.b.do("type in the DM", chromedp.KeyEvent("just between us\r"))
+	w.b.waitUntil("the message shown", `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="message-text"]')].some(e => e.textContent === "just between us")`)
+	if out := w.cli.ok("read", id, "--profile", "bob"); !strings.Contains(out, "owner: just between us") {
+		t.Fatalf("hive read %s --profile bob:\n%s", id, out)
+	}
+	w.b.click(tid("dm-new"))
+	w.b.do("an unknown name", chromedp.KeyEvent("nobody\r"))
+	w.b.waitUntil("the refusal line", `document.querySelector('[data-testid="refusal"]').textContent === 'no member is named "nobody"'`)
 	w.b.noConsoleErrors()
 }
