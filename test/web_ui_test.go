@@ -14,7 +14,7 @@ import (
 // The chat page used with the keyboard alone, and on a phone-sized screen
 // (spec/web.md). After signing in the composer has the focus; Enter sends,
 // Alt-Down opens the next channel, Up in the empty composer edits the last
-// own message and Enter saves it.
+// own message and Enter saves it, Tab from the message reaches Delete.
 func TestWebKeyboardOnly(t *testing.T) {
 	m := newWebMember(t, "general", "ops")
 	b := newBrowser(t, m.h.Pin)
@@ -42,6 +42,20 @@ func TestWebKeyboardOnly(t *testing.T) {
 	b.waitUntil("the edit shown", `[...document.querySelectorAll('[data-testid="message-text"]')].some(e => e.textContent === "in ops fixed(edited)")`)
 	if out := m.c.ok("read", "ops", "--profile", "admin"); !strings.Contains(out, "admin: in ops fixed (edited)") {
 		t.Fatalf("hive read ops:\n%s", out)
+	}
+
+	// Delete it: Tab from the focused message reaches its actions.
+	b.waitUntil("the edited message focused", `document.activeElement?.dataset.testid === "message"`)
+	for range 4 {
+		if evalAs[string](b, `document.activeElement?.dataset.testid || ""`) == "message-delete" {
+			break
+		}
+		keys("Tab to the actions", kb.Tab)
+	}
+	keys("Enter on Delete", "\r")
+	b.waitUntil("the message gone", `![...document.querySelectorAll('[data-testid="message-text"]')].some(e => e.textContent.startsWith("in ops"))`)
+	if out := m.c.ok("read", "ops", "--profile", "admin"); strings.Contains(out, "in ops") {
+		t.Fatalf("hive read ops after the delete:\n%s", out)
 	}
 	b.noConsoleErrors()
 }
