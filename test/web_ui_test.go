@@ -165,3 +165,26 @@ func TestWebStartsDM(t *testing.T) {
 	w.b.waitUntil("the refusal line", `document.querySelector('[data-testid="refusal"]').textContent === 'no member is named "nobody"'`)
 	w.b.noConsoleErrors()
 }
+
+// The owner's view of an agent's turn from its observer frames: the sidebar
+// lists the agent, its pane shows the turn's prompt and the permission
+// request waiting (with Cancel for the running turn); once Allow is
+// clicked the pane shows the answer and the turn's end.
+func TestWebAgentTranscript(t *testing.T) {
+	w := startWebTeam(t)
+	agent := w.startWebAgent(t)
+	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.openChannel(t, "room")
+	w.cli.ok("send", "room", "@helper [[permission]] show me the transcript", "--mention", "helper", "--profile", "owner")
+	item := tid("agent-item") + fmt.Sprintf(`[data-agent=%q]`, agent)
+	w.b.waitVisible(item)
+	w.b.click(item)
+	turn := tid("agent-transcript") + " " + tid("agent-turn")
+	w.b.waitUntil("the turn's prompt in the pane", fmt.Sprintf(`[...document.querySelectorAll(%q)].some(t => t.textContent.includes("show me the transcript") && t.textContent.includes("waiting for your answer"))`, turn))
+	w.b.waitVisible(tid("agent-cancel"))
+	w.b.screenshot("transcript")
+	w.b.click(tid("permission-request") + ` [data-testid="permission-option"][data-option-id="allow"]`)
+	w.b.waitUntil("the answer and the end of the turn", fmt.Sprintf(`[...document.querySelectorAll(%q)].some(t => /: Allow/.test(t.textContent) && t.textContent.includes("— done"))`, turn))
+	w.b.waitUntil("no Cancel once the turn ended", `document.querySelector('[data-testid="agent-cancel"]').hidden`)
+	w.b.noConsoleErrors()
+}
