@@ -18,6 +18,17 @@ import { connectionNode, refusalNode, showConnection, showRefusal } from './ui/s
 // hubURL is the hub that serves this page: its websocket is at the same origin.
 const hubURL = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
 
+// sameHub says whether two websocket URLs name the same hub (scheme, host and port).
+function sameHub(a, b) {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.protocol === y.protocol && x.host === y.host;
+  } catch {
+    return false;
+  }
+}
+
 // signedOut says whether a refusal means this key is no use any more.
 const signedOut = (reason) => /revoked|expired|removed from the hub/i.test(reason || '');
 
@@ -72,7 +83,14 @@ class App {
   async pair(uri, ui, pass) {
     let answer;
     const confirm = new Promise((resolve) => (answer = resolve));
-    const states = { connecting: 'Connecting to the pairing relay…', waiting: 'Waiting for the other device…', proving: 'Signing in to the hub with the new key…' };
+    const states = {
+      connecting: 'Connecting to the pairing relay…',
+      sas: 'Compare the codes on both screens.',
+      confirmed: 'Confirmed; waiting for the other device…',
+      received: 'Received this browser’s attestation.',
+      proving: 'Signing in to the hub with the new key…',
+      done: 'Paired.',
+    };
     const got = await joinPairing({
       uri,
       name: deviceName(),
@@ -82,19 +100,23 @@ class App {
     });
     const pub = { pubkey: got.pubkey, owner: got.owner, auth: got.auth, hubs: got.hubs, pin: got.pin, name: deviceName() };
     await saveLocal(got.secretKey, pub, pass);
-    await this.connect(pub, got.secretKey);
+    // pairing proved the key over a connection to the hub: keep it when it is this page's hub
+    const same = got.connection && sameHub(got.connection.url, hubURL());
+    if (got.connection && !same) got.connection.close();
+    await this.connect(pub, got.secretKey, same ? got.connection : null);
   }
 
-  async connect(id, secret) {
+  async connect(id, secret, open) {
     this.end();
     const signer = id.kind === 'nip07' ? nip07Signer(globalThis.nostr) : localSigner(secret);
-    const hub = new HubConnection({ url: hubURL(), signer, authTag: id.auth });
+    const hub = open || new HubConnection({ url: hubURL(), signer, authTag: id.auth });
     this.offState = hub.on('state', (st) => {
       showConnection(this.conn, st);
       if (st.state === 'refused' && signedOut(st.reason)) this.kicked(st.reason);
     });
+    if (open) showConnection(this.conn, { state: hub.state });
     try {
-      await hub.start();
+      if (!open) await hub.start();
     } catch (e) {
       hub.close();
       const reason = e?.reason || e?.message || String(e);

@@ -1,7 +1,7 @@
 // The chat screen: sidebar, the open channel (timeline, who is typing or
 // working, composer) and the side pane (a thread or an agent's transcript).
 // It renders from the Session after each change.
-import { deleteMessage, editMessage, joinChannel, mentionsIn, ownReaction, react, sendMessage, sendReply, sendTyping, unreact } from '../hub/chat.js';
+import { deleteMessage, dmChannelID, dmCreateEvent, editMessage, joinChannel, mentionsIn, ownReaction, react, sendMessage, sendReply, sendTyping, unreact } from '../hub/chat.js';
 import { decodeNpub } from '../keys/index.js';
 import { AgentPane, renderAlerts } from './agent.js';
 import { Composer } from './composer.js';
@@ -29,6 +29,7 @@ export class ChatView {
       open: (id) => { this.root.classList.remove('nav-open'); this.go(id); },
       join: (id) => s.act((hub) => joinChannel(hub, id)).then(() => s.refreshChannels()).then(() => { s.follow(); this.go(id); }).catch(() => {}),
       openAgent: (pk) => { this.root.classList.remove('nav-open'); s.pane = 'agent:' + pk; s.changed(); },
+      newDM: (who) => this.newDM(who),
       signOut: () => this.signOut(),
     });
     this.alertNodes = new Keyed();
@@ -69,7 +70,7 @@ export class ChatView {
           return npub.slice(0, 12) + '…';
         }
       },
-      mentionsMe: (row) => (row.mentions || []).includes(s.member) && !s.model.own(row.author),
+      mentionsMe: (row) => !row.system && (row.mentions || []).includes(s.member) && !s.model.own(row.author),
       openThread: (id) => {
         this.focusReply = true;
         s.openThread(id);
@@ -83,6 +84,36 @@ export class ChatView {
       remove: (row) => s.act((hub) => deleteMessage(hub, row)).catch(() => {}),
       refresh: () => this.render(),
     };
+  }
+
+  /** newDM opens the DM with who (a name or an npub), creating it first; it reports whether it did. */
+  async newDM(who) {
+    const s = this.s;
+    let pks;
+    try {
+      pks = who.startsWith('npub1') ? [decodeNpub(who)] : s.model.names.lookup(who);
+    } catch (e) {
+      s.fail(e);
+      return false;
+    }
+    if (pks.length !== 1) {
+      s.fail(pks.length ? `"${who}" may mean ${pks.map((pk) => s.model.names.label(pk)).join(', ')}: give the npub` : `no member is named "${who}"`);
+      return false;
+    }
+    const id = dmChannelID(s.member, pks[0]);
+    if (!s.channels.some((c) => c.id === id)) {
+      const others = [pks[0], ...(s.isDevice ? [s.member] : [])]; // a device creates it for its owner too
+      try {
+        await s.act((hub) => hub.publish(dmCreateEvent(id, ...others)));
+        await s.refreshChannels();
+        s.follow();
+      } catch {
+        return false;
+      }
+    }
+    this.root.classList.remove('nav-open');
+    this.go(id);
+    return true;
   }
 
   mentions(text, picked) {
@@ -143,7 +174,8 @@ export class ChatView {
       return a && s.agents.answer(a.agent, p, opt).catch((e) => s.fail(e));
     });
     const joined = s.channels.some((x) => x.id === ch);
-    this.main.update(ch ? s.model.main(ch) : [], { key: ch, divider: s.divider, canOlder: !!ch && !s.atStart.has(ch),
+    const view = ch ? s.visible(ch) : { rows: [], more: false };
+    this.main.update(view.rows, { key: ch, divider: s.divider, canOlder: view.more,
       empty: ch ? 'No messages yet. Say hello!' : 'Join or create a channel to start.' });
     this.composer.el.hidden = !joined;
     if (this.wantFocus && joined) {

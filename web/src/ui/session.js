@@ -27,6 +27,7 @@ export class Session {
     this.divider = '';
     this.atStart = new Set(); // channels paged back to their first row
     this.loaded = new Set(); // channels whose newest page is loaded
+    this.shown = new Map(); // channel -> how many of its newest top-level rows the timeline shows
     this.listeners = new Set();
     this.conn = { state: hub.state || 'connecting' };
     this.error = '';
@@ -131,18 +132,40 @@ export class Session {
       if (evs.length < PAGE) this.atStart.add(ch);
       this.divider = this.unread(ch).first_unread || '';
     }
+    if (!this.shown.has(ch)) {
+      // show from the first unread row on (a little before it), at least a page
+      const rows = this.model.main(ch);
+      const at = rows.findIndex((r) => r.id === this.divider);
+      this.shown.set(ch, Math.max(PAGE, at < 0 ? 0 : rows.length - at + 10));
+    }
     this.keepRead();
     this.changed();
   }
 
-  /** older pages the open channel back; it reports whether older rows came. */
+  /**
+   * visible is what the timeline shows of channel ch: the newest rows up to
+   * its window (loaded rows may be more: the unread counts load every row
+   * after the read position), and whether older ones exist.
+   */
+  visible(ch) {
+    const rows = this.model.main(ch);
+    const n = this.shown.get(ch) || PAGE;
+    return { rows: rows.length > n ? rows.slice(-n) : rows, more: rows.length > n || !this.atStart.has(ch) };
+  }
+
+  /** older shows a page more of the open channel: loaded rows first, else from the hub; it reports whether rows came. */
   async older() {
     const ch = this.current;
-    if (!ch || this.atStart.has(ch)) return false;
-    const n = await loadOlder(this.hub, this.model, ch, PAGE);
-    if (!n) this.atStart.add(ch);
+    if (!ch) return false;
+    const n = this.shown.get(ch) || PAGE;
+    if (this.model.main(ch).length <= n) {
+      if (this.atStart.has(ch)) return false;
+      const got = await loadOlder(this.hub, this.model, ch, PAGE);
+      if (!got) this.atStart.add(ch);
+    }
+    this.shown.set(ch, n + PAGE);
     this.changed();
-    return n > 0;
+    return true;
   }
 
   /** openThread shows root's thread in the pane and marks it read. */

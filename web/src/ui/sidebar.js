@@ -58,7 +58,7 @@ function agentItem(pk, s, open, now, keyed) {
   return li;
 }
 
-/** Sidebar renders session s into el; actions: open(ch), join(ch), openAgent(pk), signOut(). */
+/** Sidebar renders session s into el; actions: open(ch), join(ch), newDM(who) → Promise<bool>, openAgent(pk), signOut(). */
 export class Sidebar {
   constructor(el, actions) {
     this.el = el;
@@ -71,17 +71,31 @@ export class Sidebar {
     };
     this.streams = section('side-ch', 'Channels');
     this.dms = section('side-dm', 'Direct messages');
+    this.dmInput = h('input', { 'data-testid': 'dm-new-input', placeholder: 'name or npub', 'aria-label': 'start a direct message with' });
+    this.dmForm = h('form', { class: 'dm-new', hidden: true, onsubmit: (e) => {
+      e.preventDefault();
+      const who = this.dmInput.value.trim();
+      if (!who) return;
+      Promise.resolve(actions.newDM(who)).then((ok) => {
+        if (!ok) return;
+        this.dmInput.value = '';
+        this.dmForm.hidden = true;
+      });
+    } }, this.dmInput);
+    this.dmInput.addEventListener('keydown', (e) => e.key === 'Escape' && ((this.dmForm.hidden = true), e.preventDefault()));
+    this.dms.head.append(h('button', { type: 'button', class: 'link add', 'data-testid': 'dm-new', title: 'New direct message', 'aria-label': 'New direct message',
+      onclick: () => { this.dmForm.hidden = !this.dmForm.hidden; if (!this.dmForm.hidden) this.dmInput.focus(); } }, '+'));
     this.others = section('side-join', 'Other channels');
     this.agents = section('side-ag', 'Your agents');
     this.who = h('strong');
     const foot = h('div', { class: 'foot' }, h('div', { class: 'who' }, 'Signed in as ', this.who),
       h('button', { type: 'button', class: 'link danger', 'data-testid': 'sign-out', onclick: () => actions.signOut() }, 'Sign out and forget this key'));
-    replace(el, [this.streams, this.dms, this.others, this.agents].map((x) => [x.head, x.list]), foot);
+    replace(el, [this.streams, this.dms, this.others, this.agents].map((x) => [x.head, x === this.dms ? this.dmForm : null, x.list]), foot);
   }
 
   fill(sec, nodes) {
     place(sec.list, nodes);
-    sec.head.hidden = sec.list.hidden = nodes.length === 0 && sec !== this.streams;
+    sec.head.hidden = sec.list.hidden = nodes.length === 0 && sec !== this.streams && sec !== this.dms;
   }
 
   keyedAll(entries, prefix) {

@@ -47,8 +47,8 @@ export class Timeline {
       this.editing = '';
     }
     const atBottom = switched || this.stuck;
-    const anchor = !atBottom && this.firstVisible();
-    const anchorTop = anchor ? anchor.getBoundingClientRect().top : 0;
+    const anchor = !atBottom && this.firstVisible(); // {id, top}: the row to keep in place
+
     this.canOlder = opts.canOlder;
     const focused = document.activeElement?.closest?.('[data-testid="message"]');
     const focusedId = focused && el.contains(focused) ? focused.dataset.eventId : '';
@@ -89,7 +89,11 @@ export class Timeline {
     if (atBottom) {
       el.scrollTop = el.scrollHeight;
       this.stuck = true;
-    } else if (anchor?.isConnected) el.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
+    } else if (anchor) {
+      // by id: the row's node may have been rebuilt (it lost its name line to a row of its author above it)
+      const now = this.nodes.get(anchor.id)?.node;
+      if (now) el.scrollTop += now.getBoundingClientRect().top - anchor.top;
+    }
   }
 
   view(row, prev, opts) {
@@ -108,7 +112,10 @@ export class Timeline {
 
   firstVisible() {
     const top = this.el.getBoundingClientRect().top;
-    for (const { node } of this.nodes.values()) if (node.getBoundingClientRect().bottom > top) return node;
+    for (const [id, { node }] of this.nodes) {
+      const r = node.getBoundingClientRect();
+      if (r.bottom > top) return { id, top: r.top };
+    }
     return null;
   }
 
