@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build run test test-go test-interop test-adapters-deps test-web-node web web-check web-deps vet bench bench-quick bench-bridge fuzz soak clean
+.PHONY: build run test test-go test-go-units test-e2e-a test-e2e-b test-interop test-adapters-deps test-web-node web web-check web-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hive
@@ -31,9 +31,25 @@ test: vet web-check test-go test-interop test-web-node
 # start a throwaway cluster; they skip without PostgreSQL unless CI requires it).
 CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*|TestSearch.*
 
+# The end-to-end package (test/) mostly waits on real processes, so it runs as
+# two go test processes beside the other packages: the browser, terminal and
+# real-adapter tests (E2E_A) in one, the rest in the other. Each prints its
+# output when it ends.
+E2E_A := ^Test(Web|ChatTUI|BridgeClaude|BridgeCodex|BridgeGemini|BridgeSessionFailure)
+GOTEST := HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m
+
 test-go: test-adapters-deps
-	HIVE_REQUIRE_ADAPTERS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-go-units test-e2e-a test-e2e-b
 	HIVE_TEST_STORE=postgres $(GO) test -tags $(TAGS) -count=1 -timeout 10m -run '^($(CLOSED_HUB_TESTS))$$' ./test/
+
+test-go-units:
+	$(GOTEST) $$($(GO) list -tags $(TAGS) ./... | grep -v '/test$$')
+
+test-e2e-a: test-adapters-deps
+	$(GOTEST) -run '$(E2E_A)' ./test/
+
+test-e2e-b:
+	$(GOTEST) -skip '$(E2E_A)' ./test/
 
 # The real ACP adapters the bridge tests run (test/adapters/package.json, pinned):
 # installed with npm ci, again only when the package files change.
