@@ -201,7 +201,7 @@ func (t *tx) owners(channel string) (int, error) {
 }
 
 // event loads a stored event by id, or nil.
-func (t *tx) event(id string) (*nostr.Event, error) { return store.EventByID(t, id) }
+func (t *tx) event(id string) (*nostr.Event, error) { return store.EventByID(t.WriteTx, id) }
 
 // ownerOf is the NIP-OA owner recorded for an agent key (from its profile).
 func (t *tx) ownerOf(pk string) (string, error) {

@@ -54,7 +54,8 @@ type Dialect interface {
 	// Refuse returns a Rejection for an event this database cannot hold, or nil.
 	Refuse(ev *nostr.Event) error
 	// Insert stores an event row and its tag rows and returns its sequence
-	// number, or ErrDuplicate (nothing written) if its id is stored.
+	// number, or ErrDuplicate (nothing written) if its id is stored (a
+	// Fresh row's is not).
 	Insert(tx WriteTx, row Row) (seq int64, err error)
 	// DeleteSeqs deletes events by sequence number, with their tag rows (and
 	// their searchable text).
@@ -92,6 +93,9 @@ type Row struct {
 	Expiration *int64
 	Channel    *string
 	Tags       [][2]string // IndexedTags
+	// Fresh: the log holds no event of this id (the writer knows it under
+	// its lock), so the insert needs no duplicate check of its own.
+	Fresh bool
 }
 
 // Args collects the arguments of SQL written with ? placeholders.

@@ -24,6 +24,9 @@ type Core struct {
 	// deleted answers the deleted-id check for the saves of the batch being
 	// committed (writer goroutine only; nil: ask the log).
 	deleted *deletedSet
+	// named are the events the batch's saves name (batchnamed.go; writer
+	// goroutine only; nil: ask the log).
+	named map[string]string
 	// texts are the batch's new messages, indexed just before the commit
 	// (searchpending.go; writer goroutine only).
 	texts []IndexedText

@@ -94,14 +94,21 @@ func CountStored(q Querier) (int64, error) {
 }
 
 // EventByID loads a stored event by id, or nil when it is not stored.
+// Inside a commit batch (the projector's transaction) it first looks among
+// the events the batch's saves name, read with the batch's first query.
 func EventByID(q Querier, id string) (*nostr.Event, error) {
-	var raw string
-	err := q.QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+	raw, found := "", false
+	if n, ok := q.(namedTx); ok {
+		raw, found = n.storedRaw(id)
 	}
-	if err != nil {
-		return nil, err
+	if !found {
+		err := q.QueryRow(`SELECT raw FROM events WHERE id = ?`, id).Scan(&raw)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	ev := &nostr.Event{}
 	if err := ev.UnmarshalJSON([]byte(raw)); err != nil {

@@ -17,6 +17,7 @@ func (c *Core) apply(tx WriteTx, w *write) error {
 	w.seqs = w.seqs[:0]
 	if w.op != opSave {
 		c.deleted = nil // it may remove a deletion: ask the log from here on
+		c.forgetNamed()
 		if err := c.flushTexts(tx); err != nil {
 			return err
 		}
@@ -26,7 +27,7 @@ func (c *Core) apply(tx WriteTx, w *write) error {
 		return c.deleteByID(tx, w.ev.ID)
 	case opSweep:
 		return c.deleteWhere(tx, `expiration IS NOT NULL AND expiration <= ?`, c.opts.Now().Unix())
-	case opExec:
+	case opExec, opIndex:
 		return w.fn(tx)
 	}
 	p := c.opts.Projector
@@ -38,7 +39,7 @@ func (c *Core) apply(tx WriteTx, w *write) error {
 	var derived []*nostr.Event
 	if p != nil {
 		// Before the event's own deletions apply, so the projector sees their targets.
-		if derived, err = p.Apply(tx, w.ev); err != nil {
+		if derived, err = p.Apply(c.projectorTx(tx), w.ev); err != nil {
 			return err
 		}
 	}
@@ -73,6 +74,7 @@ type plan struct {
 	d          *string // NULL for regular events
 	expiration *int64
 	older      []int64 // superseded versions of a replaceable event
+	fresh      bool    // the log holds no event of its id
 }
 
 // check decides whether ev may be stored, without writing anything. A
@@ -103,7 +105,12 @@ func (c *Core) check(tx WriteTx, ev *nostr.Event, lookup bool) (plan, error) {
 	} else if gone {
 		return p, reject("blocked: this event was deleted by its author")
 	}
-	if lookup || storage == kinds.Replaceable || storage == kinds.Addressable {
+	if stored, known := c.deleted.isStored(ev.ID); known {
+		if stored {
+			return p, ErrDuplicate
+		}
+		p.fresh = true
+	} else if lookup || storage == kinds.Replaceable || storage == kinds.Addressable {
 		var exists bool
 		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE id = ?)`, ev.ID).Scan(&exists); err != nil {
 			return p, fmt.Errorf("checking for duplicates: %w", err)
@@ -111,6 +118,7 @@ func (c *Core) check(tx WriteTx, ev *nostr.Event, lookup bool) (plan, error) {
 		if exists {
 			return p, ErrDuplicate
 		}
+		p.fresh = true
 	}
 	switch storage {
 	case kinds.Replaceable:
@@ -175,7 +183,7 @@ func (c *Core) write(tx WriteTx, ev *nostr.Event, p plan) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encoding event: %w", err)
 	}
-	row := Row{Event: ev, Raw: string(raw), D: p.d, Expiration: p.expiration, Tags: IndexedTags(ev)}
+	row := Row{Event: ev, Raw: string(raw), D: p.d, Expiration: p.expiration, Tags: IndexedTags(ev), Fresh: p.fresh}
 	if ch := c.channelOf(tx, ev); ch != "" {
 		row.Channel = &ch
 	}
@@ -190,6 +198,7 @@ func (c *Core) write(tx WriteTx, ev *nostr.Event, p plan) (int64, error) {
 	// The versions a replaceable event supersedes are of its own kind, never
 	// messages or overlays: the search index has nothing of them.
 	if len(p.older) > 0 {
+		c.forgetNamed()
 		if err := c.db.DeleteSeqs(tx, p.older); err != nil {
 			return 0, err
 		}

@@ -90,7 +90,7 @@ func (c *Core) backfill(stop <-chan struct{}) {
 		}
 	}()
 	var p SearchProgress
-	err := c.Exec(ctx, func(tx WriteTx) error { return readProgress(tx, &p) })
+	err := c.execIndex(ctx, func(tx WriteTx) error { return readProgress(tx, &p) })
 	if err != nil || p.Ready() {
 		return
 	}
@@ -99,7 +99,7 @@ func (c *Core) backfill(stop <-chan struct{}) {
 	n := 0
 	for !p.Ready() {
 		var indexed int
-		err := c.Exec(ctx, func(tx WriteTx) error {
+		err := c.execIndex(ctx, func(tx WriteTx) error {
 			var err error
 			indexed, err = c.backfillBatch(tx, &p)
 			return err

@@ -145,6 +145,7 @@ func applyText(msg *nostr.Event, overlays []*nostr.Event) (text string, deleted 
 // search index; a deleted edit or delete-in-channel makes its target's text
 // current again.
 func (c *Core) deleteSeqs(tx WriteTx, seqs []int64) error {
+	c.forgetNamed()
 	if err := c.flushTexts(tx); err != nil {
 		return err
 	}

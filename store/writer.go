@@ -15,6 +15,7 @@ const (
 	opDelete
 	opSweep
 	opExec
+	opIndex // an Exec of the store's own that writes only the search index
 )
 
 // write is one queued operation of the writer goroutine.
@@ -89,6 +90,12 @@ func (c *Core) Exec(ctx context.Context, fn func(WriteTx) error) error {
 	return c.submit(ctx, &write{op: opExec, fn: fn})
 }
 
+// execIndex is Exec for the search index's background build, which never
+// changes the projector's tables.
+func (c *Core) execIndex(ctx context.Context, fn func(WriteTx) error) error {
+	return c.submit(ctx, &write{op: opIndex, fn: fn})
+}
+
 // SweepExpired deletes events whose NIP-40 expiration has passed. Queries
 // already hide them; this reclaims the space. The store also runs it every
 // Options.SweepEvery.
@@ -133,7 +140,7 @@ func (c *Core) commitBatch(batch []*write) bool {
 		}
 		return true
 	}
-	defer func() { c.deleted = nil }()
+	defer func() { c.deleted, c.named = nil, nil }()
 	c.texts = c.texts[:0]
 	i := applyBatch(batch, func(w *write) error { return c.apply(tx, w) }, setErr, saves)
 	if i < 0 {
@@ -182,9 +189,15 @@ func (c *Core) commitBatch(batch []*write) bool {
 
 // mayChangeState reports whether a write that succeeded may have changed
 // the projector's tables: a save of a kind it writes for (Projector.Stateful),
-// or any other operation.
+// or any other operation but the search index's build.
 func (c *Core) mayChangeState(w *write) bool {
-	return w.op != opSave || (c.opts.Projector != nil && c.opts.Projector.Stateful(w.ev.Kind))
+	switch w.op {
+	case opSave:
+		return c.opts.Projector != nil && c.opts.Projector.Stateful(w.ev.Kind)
+	case opIndex:
+		return false
+	}
+	return true
 }
 
 func setErr(w *write, err error) { w.err = err }

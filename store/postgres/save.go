@@ -11,29 +11,45 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Insert stores the event and its tag rows in one statement (one round
-// trip): the tag rows are inserted only if the event was.
-func (d *db) Insert(tx store.WriteTx, row store.Row) (int64, error) {
+// Insert stores the event and its tag rows in one statement, with the
+// next sequence number of the transaction (drawn under the write lock, so
+// in commit order). A Fresh row's statement is held, sent with the next
+// round trip (nothing waits for its answer: the writer knows the id is not
+// stored, and a failure aborts the transaction, which the commit reports);
+// any other row's asks whether it was stored (one round trip).
+func (d *db) Insert(wtx store.WriteTx, row store.Row) (int64, error) {
+	tx := wtx.(*Tx)
 	ev := row.Event
 	names, values := make([]string, len(row.Tags)), make([]string, len(row.Tags))
 	for i, k := range row.Tags {
 		names[i], values[i] = k[0], k[1]
 	}
-	var seq int64
+	seq := tx.top + 1
+	args := []any{seq, ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, row.D, row.Expiration, row.Raw, row.Channel, names, values}
+	if row.Fresh {
+		tx.hold(`WITH ins AS (
+				INSERT INTO events (seq, id, pubkey, created_at, kind, d, expiration, raw, channel) OVERRIDING SYSTEM VALUE
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			)
+			INSERT INTO tags (name, value, created_at, seq) SELECT x.n, x.v, $4, $1 FROM unnest($10::text[], $11::text[]) AS x(n, v)`, args...)
+		tx.top = seq
+		return seq, nil
+	}
 	err := tx.QueryRow(`WITH ins AS (
-			INSERT INTO events (id, pubkey, created_at, kind, d, expiration, raw, channel) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			INSERT INTO events (seq, id, pubkey, created_at, kind, d, expiration, raw, channel) OVERRIDING SYSTEM VALUE
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (id) DO NOTHING RETURNING seq
 		), t AS (
-			INSERT INTO tags (name, value, created_at, seq) SELECT x.n, x.v, $3, ins.seq FROM ins, unnest($9::text[], $10::text[]) AS x(n, v)
+			INSERT INTO tags (name, value, created_at, seq) SELECT x.n, x.v, $4, ins.seq FROM ins, unnest($10::text[], $11::text[]) AS x(n, v)
 		)
-		SELECT seq FROM ins`,
-		ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, row.D, row.Expiration, row.Raw, row.Channel, names, values).Scan(&seq)
+		SELECT seq FROM ins`, args...).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, store.ErrDuplicate
 	}
 	if err != nil {
 		return 0, fmt.Errorf("insert: %w", err)
 	}
+	tx.top = seq
 	return seq, nil
 }
 

@@ -23,6 +23,9 @@ type Tx struct {
 	d    *db
 	held []heldStmt
 	err  error // a held statement's failure, which aborted the transaction
+	// top is the highest sequence number in the log, this transaction's
+	// inserts included: the next insert takes top+1.
+	top, first int64
 }
 
 // querier is what Tx runs statements on: the writer's connection inside the
@@ -45,7 +48,8 @@ var _ store.CommitTx = (*Tx)(nil)
 const projections = "projections"
 
 // Begin starts a write transaction holding the cluster-wide write lock, in
-// one round trip: BEGIN, the lock, and the projections' version. If another
+// one round trip: BEGIN, the lock, the projections' version and the log's
+// highest sequence number (the transaction's inserts number on from it). If another
 // instance changed the projections since this writer last held the lock,
 // the projector drops what it cached: the tables moved under it. Commits of
 // other instances that only stored messages leave the cache alone.
@@ -54,11 +58,12 @@ func (d *db) Begin() (store.CommitTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	var version int64
+	var version, top int64
 	err = d.pipeline(conn, func(b *pgx.Batch) {
 		b.Queue(`BEGIN`)
 		b.Queue(`SELECT pg_advisory_xact_lock($1)`, writeLock)
 		b.Queue(`SELECT v FROM log_state WHERE k = $1`, projections).QueryRow(func(r pgx.Row) error { return r.Scan(&version) })
+		b.Queue(`SELECT COALESCE(MAX(seq), 0) FROM events`).QueryRow(func(r pgx.Row) error { return r.Scan(&top) })
 	})
 	if err != nil {
 		d.rollback(conn)
@@ -68,7 +73,7 @@ func (d *db) Begin() (store.CommitTx, error) {
 		d.version = version
 		store.NotifyRolledBack(d.opts.Projector)
 	}
-	return &Tx{q: conn, d: d}, nil
+	return &Tx{q: conn, d: d, top: top, first: top}, nil
 }
 
 // writer is the writer's connection, opened again after it was lost.
@@ -129,6 +134,10 @@ func (t *Tx) Commit(seqs []int64, stateChanged bool) error {
 		t.queueHeld(b)
 		if len(seqs) > 0 {
 			b.Queue(`SELECT pg_notify($1, $2)`, Channel, strconv.FormatInt(slices.Max(seqs), 10))
+		}
+		if t.top > t.first {
+			// The identity's own counter follows, for any writer that draws from it.
+			b.Queue(`SELECT setval(pg_get_serial_sequence('events', 'seq'), $1)`, t.top)
 		}
 		if stateChanged {
 			b.Queue(`UPDATE log_state SET v = v + 1 WHERE k = $1 RETURNING v`, projections).QueryRow(func(r pgx.Row) error { return r.Scan(&version) })
