@@ -73,12 +73,13 @@ func aliceChat(t *testing.T, e *bridgeEnv) *tmuxPane {
 }
 
 // A permission request of the agent shows in the sidebar and the status
-// line wherever the owner is; the agent pane (the watch model) lists the
+// line wherever the owner is (here in another channel than the agent's); the agent pane (the watch model) lists the
 // agent's own options, a key answers it, the tool runs and the reply comes.
 func TestChatTUIAgentPermission(t *testing.T) {
 	_, alice := scriptedAgentChat(t)
 	alice.say("@helper [[permission]] may I?")
-	alice.waitText("⚠ asks:", "⚠ permission asked:")
+	alice.say("/create elsewhere") // the request must show in another channel too
+	alice.waitText("#elsewhere", "⚠ asks:", "⚠ permission asked:")
 	alice.keys("C-g")
 	s := alice.waitText("PERMISSION REQUESTED", "[1] ")
 	if strings.Count(s, "PERMISSION REQUESTED") != 1 {
@@ -89,7 +90,8 @@ func TestChatTUIAgentPermission(t *testing.T) {
 		return strings.Contains(s, "[completed]") && !strings.Contains(s, "PERMISSION REQUESTED") && !strings.Contains(s, "⚠")
 	})
 	alice.keys("Escape")
-	alice.waitText("↳ 1 reply", "helper (alice's agent): permission: allow")
+	alice.keys("C-p") // back to room
+	alice.waitText("#room", "↳ 1 reply", "helper (alice's agent): permission: allow")
 }
 
 // /steer and /cancel from hive chat reach the agent of the open thread

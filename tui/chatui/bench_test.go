@@ -22,15 +22,13 @@ func BenchmarkKeystroke5000Rows(b *testing.B) {
 // A live message to the redrawn screen with 5,000 rows loaded.
 func BenchmarkLiveMessage5000Rows(b *testing.B) {
 	m, evs := loaded(b, 5000, 10000)
+	if b.N > len(evs)-5000 {
+		b.Fatal("more iterations than prepared messages")
+	}
 	b.ResetTimer()
-	i := 5000
-	for b.Loop() {
-		if i == len(evs) {
-			b.Fatal("more iterations than prepared messages")
-		}
-		m.Update(eventsMsg{evs: evs[i : i+1]})
+	for i := range b.N {
+		m.Update(eventsMsg{evs: evs[5000+i : 5001+i]})
 		m.View()
-		i++
 	}
 }
 

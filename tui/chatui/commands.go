@@ -21,36 +21,39 @@ type command struct {
 
 // commands are the slash commands, in the order /help lists them. Each
 // makes the client call its CLI command makes.
-var commands = []command{
-	{"join", "CHANNEL", "join a channel and open it (hive channel join)", (*Model).cmdJoin},
-	{"create", "NAME [--private]", "create a channel and open it (hive channel create)", (*Model).cmdCreate},
-	{"leave", "", "leave the open channel (hive channel leave)", (*Model).cmdLeave},
-	{"dm", "NAME", "open (creating it) the DM with NAME (hive dm)", (*Model).cmdDM},
-	{"add", "NAME", "add NAME to the open channel (hive channel add)", (*Model).cmdAdd},
-	{"topic", "TEXT", "set the open channel's topic (hive channel edit --about)", (*Model).cmdTopic},
-	{"name", "NAME", "publish your name (hive profile name)", (*Model).cmdName},
-	{"react", "EMOJI", "react to the selected (else last) message (hive react)", (*Model).cmdReact},
-	{"edit", "[TEXT]", "edit your selected (else last) message; no TEXT: in the composer (hive edit)", (*Model).cmdEdit},
-	{"delete", "", "delete your selected (else last) message (hive delete)", (*Model).cmdDelete},
-	{"thread", "", "open the thread of the selected (else last) message", (*Model).cmdThread},
-	{"who", "", "the open channel's members, with roles and presence (hive who)", (*Model).cmdWho},
-	{"search", "TEXT", "search the messages you can read (hive search)", (*Model).cmdSearch},
-	{"steer", "TEXT", "steer your agent's turn in this thread (hive agent steer)", (*Model).cmdSteer},
-	{"cancel", "", "cancel your agent's turn in this thread (hive agent cancel)", (*Model).cmdCancel},
-	{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = true; return nil }},
-	{"quit", "", "leave hive chat", func(*Model, string) tea.Cmd { return func() tea.Msg { return quitMsg{} } }},
+func commands() []command {
+	return []command{
+		{"join", "CHANNEL", "join a channel and open it (hive channel join)", (*Model).cmdJoin},
+		{"create", "NAME [--private]", "create a channel and open it (hive channel create)", (*Model).cmdCreate},
+		{"leave", "", "leave the open channel (hive channel leave)", (*Model).cmdLeave},
+		{"dm", "NAME", "open (creating it) the DM with NAME (hive dm)", (*Model).cmdDM},
+		{"add", "NAME", "add NAME to the open channel (hive channel add)", (*Model).cmdAdd},
+		{"topic", "TEXT", "set the open channel's topic (hive channel edit --about)", (*Model).cmdTopic},
+		{"name", "NAME", "publish your name (hive profile name)", (*Model).cmdName},
+		{"react", "EMOJI", "react to the selected (else last) message (hive react)", (*Model).cmdReact},
+		{"edit", "[TEXT]", "edit your selected (else last) message; no TEXT: in the composer (hive edit)", (*Model).cmdEdit},
+		{"delete", "", "delete your selected (else last) message (hive delete)", (*Model).cmdDelete},
+		{"thread", "", "open the thread of the selected (else last) message", (*Model).cmdThread},
+		{"who", "", "the open channel's members, with roles and presence (hive who)", (*Model).cmdWho},
+		{"search", "TEXT", "search the messages you can read (hive search)", (*Model).cmdSearch},
+		{"steer", "TEXT", "steer your agent's turn in this thread (hive agent steer)", (*Model).cmdSteer},
+		{"cancel", "", "cancel your agent's turn in this thread (hive agent cancel)", (*Model).cmdCancel},
+		{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = true; return nil }},
+		{"quit", "", "leave hive chat", func(*Model, string) tea.Cmd { return func() tea.Msg { return quitMsg{} } }},
+	}
 }
 
 // command runs a "/name args" line.
 func (m *Model) command(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	arg = strings.TrimSpace(arg)
-	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	all := commands()
+	i := slices.IndexFunc(all, func(c command) bool { return c.name == name })
 	if i < 0 {
 		m.say(true, fmt.Sprintf("no command /%s: /help lists them", name))
 		return nil
 	}
-	c := commands[i]
+	c := all[i]
 	if c.args != "" && !strings.HasPrefix(c.args, "[") && arg == "" {
 		m.say(true, fmt.Sprintf("usage: /%s %s", c.name, c.args))
 		return nil

@@ -207,7 +207,7 @@ func (m *Model) candidates(word string, first bool) []string {
 		slices.Sort(others)
 		out = slices.Compact(append(inChannel, others...))
 	case strings.HasPrefix(word, "/") && first:
-		for _, c := range commands {
+		for _, c := range commands() {
 			if strings.HasPrefix(c.name, word[1:]) {
 				out = append(out, "/"+c.name)
 			}

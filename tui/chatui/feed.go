@@ -155,7 +155,10 @@ func (m *Model) follow(since nostr.Timestamp) {
 	if len(ids) > 0 {
 		filters = append(filters, nostr.Filter{Kinds: live, Tags: nostr.TagMap{"h": ids}, Since: &since})
 	}
-	out := make(chan []nostr.Event, 64)
+	// One batch waits at most: an event goes to the chat at once when it
+	// has taken the last batch, and events coming faster than it draws
+	// gather into the next one (flushed at the latest every 30 ms).
+	out := make(chan []nostr.Event, 1)
 	m.feed = out
 	c := m.c
 	go func() {
@@ -187,6 +190,11 @@ func (m *Model) follow(since nostr.Timestamp) {
 			select {
 			case ev := <-evc:
 				batch = append(batch, ev)
+				select {
+				case out <- batch:
+					batch = nil
+				default:
+				}
 			case <-flush.C:
 				if len(batch) == 0 {
 					continue

@@ -25,26 +25,28 @@ type action struct {
 }
 
 // actions are every rebindable action, in the order the help lists them.
-var actions = []action{
-	{"send", []string{"enter"}, "send the message (or run the /command)"},
-	{"newline", []string{"alt+enter", "ctrl+j"}, "new line in the composer (also Shift-Enter where the terminal tells it apart)"},
-	{"editor", []string{"alt+e"}, "write the message in $VISUAL or $EDITOR"},
-	{"complete", []string{"tab"}, "complete @name or /command (again: the next match)"},
-	{"edit_last", []string{"up"}, "edit your last message (on an empty composer)"},
-	{"next_channel", []string{"ctrl+n", "alt+down"}, "next channel"},
-	{"prev_channel", []string{"ctrl+p", "alt+up"}, "previous channel"},
-	{"next_unread", []string{"alt+a", "ctrl+x"}, "next channel with unread messages (mentions first)"},
-	{"focus", []string{"ctrl+o"}, "move focus: composer, timeline, sidebar"},
-	{"select_up", []string{"ctrl+up", "alt+k"}, "select the message above"},
-	{"select_down", []string{"ctrl+down", "alt+j"}, "select the message below"},
-	{"agent", []string{"ctrl+g"}, "open the agent pane (your agent's live transcript; 1-9 answer a permission request)"},
-	{"thread", []string{"ctrl+t"}, "open the thread of the selected (else last) message"},
-	{"page_up", []string{"pgup"}, "scroll up a page (loads older history at the top)"},
-	{"page_down", []string{"pgdown"}, "scroll down a page"},
-	{"bottom", []string{"end"}, "jump to the newest message"},
-	{"close", []string{"esc"}, "close help, the thread, an edit or a completion"},
-	{"help", []string{"f1"}, "this help (also ? on an empty composer)"},
-	{"quit", []string{"ctrl+c", "ctrl+d"}, "quit"},
+func actions() []action {
+	return []action{
+		{"send", []string{"enter"}, "send the message (or run the /command)"},
+		{"newline", []string{"alt+enter", "ctrl+j"}, "new line in the composer (also Shift-Enter where the terminal tells it apart)"},
+		{"editor", []string{"alt+e"}, "write the message in $VISUAL or $EDITOR"},
+		{"complete", []string{"tab"}, "complete @name or /command (again: the next match)"},
+		{"edit_last", []string{"up"}, "edit your last message (on an empty composer)"},
+		{"next_channel", []string{"ctrl+n", "alt+down"}, "next channel"},
+		{"prev_channel", []string{"ctrl+p", "alt+up"}, "previous channel"},
+		{"next_unread", []string{"alt+a", "ctrl+x"}, "next channel with unread messages (mentions first)"},
+		{"focus", []string{"ctrl+o"}, "move focus: composer, timeline, sidebar"},
+		{"select_up", []string{"ctrl+up", "alt+k"}, "select the message above"},
+		{"select_down", []string{"ctrl+down", "alt+j"}, "select the message below"},
+		{"agent", []string{"ctrl+g"}, "open the agent pane (your agent's live transcript; 1-9 answer a permission request)"},
+		{"thread", []string{"ctrl+t"}, "open the thread of the selected (else last) message"},
+		{"page_up", []string{"pgup"}, "scroll up a page (loads older history at the top)"},
+		{"page_down", []string{"pgdown"}, "scroll down a page"},
+		{"bottom", []string{"end"}, "jump to the newest message"},
+		{"close", []string{"esc"}, "close help, the thread, an edit or a completion"},
+		{"help", []string{"f1"}, "this help (also ? on an empty composer)"},
+		{"quit", []string{"ctrl+c", "ctrl+d"}, "quit"},
+	}
 }
 
 // KeyMap binds each action to its keys.
@@ -53,7 +55,7 @@ type KeyMap map[string]key.Binding
 // DefaultKeys is the key map without a configuration file.
 func DefaultKeys() KeyMap {
 	km := KeyMap{}
-	for _, a := range actions {
+	for _, a := range actions() {
 		km[a.name] = key.NewBinding(key.WithKeys(a.keys...), key.WithHelp(strings.Join(a.keys, " / "), a.help))
 	}
 	return km
@@ -75,22 +77,23 @@ func LoadKeys(home string) (KeyMap, error) {
 	if err := toml.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	all := actions()
 	for name, keys := range f.Keys {
-		i := slices.IndexFunc(actions, func(a action) bool { return a.name == name })
+		i := slices.IndexFunc(all, func(a action) bool { return a.name == name })
 		if i < 0 {
 			return nil, fmt.Errorf("%s: no action %q (actions: %s)", path, name, actionNames())
 		}
 		if len(keys) == 0 {
-			return nil, fmt.Errorf("%s: action %q has no keys: give at least one, e.g. %s = [%q]", path, name, name, actions[i].keys[0])
+			return nil, fmt.Errorf("%s: action %q has no keys: give at least one, e.g. %s = [%q]", path, name, name, all[i].keys[0])
 		}
-		km[name] = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, " / "), actions[i].help))
+		km[name] = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, " / "), all[i].help))
 	}
 	return km, nil
 }
 
 func actionNames() string {
 	var out []string
-	for _, a := range actions {
+	for _, a := range actions() {
 		out = append(out, a.name)
 	}
 	return strings.Join(out, ", ")
@@ -112,7 +115,7 @@ func typed(msg tea.KeyMsg) bool { return msg.Type == tea.KeyRunes && (len(msg.Ru
 // helpLines are the key help, one action a line.
 func (km KeyMap) helpLines() []string {
 	var out []string
-	for _, a := range actions {
+	for _, a := range actions() {
 		h := km[a.name].Help()
 		out = append(out, fmt.Sprintf("%-22s %s", h.Key, h.Desc))
 	}

@@ -1,12 +1,14 @@
 package chatui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/kinds"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
@@ -184,4 +186,30 @@ func TestSlashCreateSearchSteer(t *testing.T) {
 
 	run(t, tm, "/steer go left", "✗ no agent of yours to steer (only an agent's owner steers and cancels it)")
 	run(t, tm, "/cancel", "✗ no agent of yours to cancel")
+}
+
+// The mouse: a click on a channel in the sidebar opens it; the wheel
+// scrolls the timeline up (the jump-to-bottom line shows) and End comes
+// back.
+func TestMouse(t *testing.T) {
+	w := newWorld(t)
+	for i := range 60 {
+		if _, err := w.bob.Publish(ctxT(t), client.Message("general", fmt.Sprintf("wheel %02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm := chatAs(t, w.alice, Options{Channel: "general"})
+	waitOut(t, tm, "#general", "● connected", "wheel 59")
+	for range 5 {
+		tm.Send(tea.MouseMsg{X: 30, Y: 5, Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	}
+	waitOut(t, tm, "▲ scrolled up · end jumps to the newest")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnd})
+	tm.Send(tea.MouseMsg{X: 3, Y: 2, Action: tea.MouseActionPress, Button: tea.MouseButtonLeft}) // "# random", under "Channels" and "general"
+	waitOut(t, tm, "#random")
+	tm.Type("/quit")
+	tm.Send(enter)
+	if final := tm.FinalModel(t).(*Model); final.cur != "random" || !final.timeline.AtBottom() {
+		t.Fatalf("after the click: channel %q, at the bottom %v", final.cur, final.timeline.AtBottom())
+	}
 }

@@ -235,7 +235,7 @@ func (m *Model) helpView() string {
 	lines := []string{bold.Render("hive chat: keys (" + KeysFile + " in $HIVE_HOME rebinds them)"), ""}
 	lines = append(lines, m.keys.helpLines()...)
 	lines = append(lines, "", bold.Render("commands"))
-	for _, c := range commands {
+	for _, c := range commands() {
 		lines = append(lines, fmt.Sprintf("/%-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
 	}
 	for i := range lines {
