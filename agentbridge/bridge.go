@@ -137,6 +137,7 @@ type runner struct {
 	obs    *observer
 	out    *outbox      // receipts, published in order
 	status *statusBoard // what the agent status says
+	cache  *ctxCache    // the chat model prompt contexts are built from
 	start  time.Time
 	work   chan func(context.Context) // for the dispatcher goroutine
 	closed chan struct{}
@@ -197,7 +198,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 		}
 	}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
-	r.out, r.status = newOutbox(), newStatusBoard(a.Processes)
+	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
 	r.d = newDispatch(a.Processes)
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -108,12 +109,17 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 	defer roster.Unsub()
 	channels := map[string]channelInfo{}
 	var mentions *Sub
+	dropped := true // a new connection: the context cache starts afresh
 	resubscribe := func() error {
 		if mentions != nil {
 			mentions.Unsub()
 		}
 		var err error
-		mentions, err = r.subscribeMentions(ctx, h, channels)
+		at := time.Now()
+		if mentions, err = r.subscribeMentions(ctx, h, channels); err == nil {
+			r.cache.follow(slices.Collect(maps.Keys(channels)), at, dropped)
+			dropped = false
+		}
 		return err
 	}
 	defer func() {
@@ -159,7 +165,10 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		case reason := <-roster.Closed:
 			return fmt.Errorf("the hub refused the membership subscription: %s", reason)
 		case ev := <-mentionEvents:
-			r.onMessage(ctx, h, ev, channels)
+			r.cache.apply(ev)
+			if ev.Kind == kinds.Message {
+				r.onMessage(ctx, h, ev, channels)
+			}
 		case reason := <-mentionClosed:
 			r.log.Warn("mention subscription closed; resyncing channels", "reason", reason)
 			return fmt.Errorf("mention subscription closed: %s", reason)
@@ -197,7 +206,8 @@ func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channel
 
 // subscribeMentions asks for the messages in the agent's channels since the
 // cursor (a stream's that do not p-tag the agent are looked at for the
-// agent's name typed without the tag).
+// agent's name typed without the tag), with their edits and deletes for
+// the context cache.
 func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[string]channelInfo) (*Sub, error) {
 	var streams, dms []string
 	for ch, info := range channels {
@@ -212,10 +222,10 @@ func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[stri
 	since := ts(time.Unix(r.state.Cursor(), 0).Add(-catchUpSlack))
 	var fs nostr.Filters
 	if len(streams) > 0 {
-		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": streams}, Since: since})
+		fs = append(fs, nostr.Filter{Kinds: cachedKinds(), Tags: nostr.TagMap{"h": streams}, Since: since})
 	}
 	if len(dms) > 0 {
-		fs = append(fs, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": dms}, Since: since})
+		fs = append(fs, nostr.Filter{Kinds: cachedKinds(), Tags: nostr.TagMap{"h": dms}, Since: since})
 	}
 	if len(fs) == 0 {
 		return nil, nil

@@ -9,10 +9,9 @@ import (
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/chat"
-	"github.com/nbd-wtf/go-nostr"
 )
 
-// contextScan bounds the events a prompt's context is chosen from.
+// contextScan bounds the events a channel's context is first loaded from.
 const contextScan = 500
 
 // contextTimeout bounds the hub queries of a prompt's context: past it the
@@ -31,11 +30,21 @@ type promptContext struct {
 // buildContext gives the turn's newest mention what the session has not
 // seen yet (spec/agents.md, "Context"): in a thread, the thread's earlier
 // messages, root first; at the top level (context = "channel"), the
-// channel's messages since the session's last turn there.
+// channel's messages since the session's last turn there. It reads the
+// context cache, which asks the hub only for what it does not hold yet.
 func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch []Mention) promptContext {
+	if h == nil {
+		return promptContext{names: chat.ShortNpub}
+	}
+	return r.contextFrom(ctx, h.Client(), session, batch)
+}
+
+// contextFrom is buildContext over the client cl, which the context cache
+// uses only for what it does not hold yet.
+func (r *runner) contextFrom(ctx context.Context, cl *client.Client, session string, batch []Mention) promptContext {
 	t := target(batch)
-	pc := promptContext{names: func(pk string) string { return chat.ShortNpub(pk) }}
-	if t == nil || r.cfg.Context == ContextNone || h == nil {
+	pc := promptContext{names: chat.ShortNpub}
+	if t == nil || r.cfg.Context == ContextNone {
 		return pc
 	}
 	thread := t.Root != "" && t.Root != t.ID
@@ -44,28 +53,24 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 	}
 	qctx, cancel := context.WithTimeout(ctx, contextTimeout)
 	defer cancel()
-	c := h.Client()
-	m := c.NewModel()
 	scope := t.Channel
 	if thread {
 		scope = "thread:" + t.Root
 	}
 	seen := r.state.Seen(session, scope)
-	evs, err := r.loadContext(qctx, c, m, t, thread, seen)
-	if err != nil {
+	cc := r.cache
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if err := cc.ensure(qctx, cl, t, thread, seen); err != nil {
 		r.log.Warn("could not load the prompt's context; prompting without it", "channel", t.Channel, "err", err)
 		return pc
 	}
-	pc.names = func(pk string) string { return nameOf(m.Names(), pk) }
-	keys := make(map[string]int64, len(evs))
-	for i := range evs {
-		keys[evs[i].ID] = chat.Millis(&evs[i])
-	}
+	m := cc.m
 	var rows []chat.Row
 	if thread {
-		pc.scope, rows = "thread:"+t.Root, m.Thread(t.Root)
+		rows = m.ThreadSince(t.Root, seen.At)
 	} else {
-		pc.scope, rows = t.Channel, m.Main(t.Channel)
+		rows = m.MainSince(t.Channel, seen.At)
 	}
 	inBatch := map[string]bool{}
 	for _, b := range batch {
@@ -77,7 +82,7 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 			from = i + 1
 			break
 		}
-		if keys[row.ID] <= seen.At {
+		if at, _ := m.Millis(row.ID); at <= seen.At {
 			from = i + 1
 		}
 	}
@@ -90,24 +95,33 @@ func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch 
 			unseen = append(unseen, row)
 		}
 	}
-	pc.upTo = SeenMark{ID: t.ID, At: keys[t.ID]}
+	authors := make([]string, 0, len(unseen)+len(batch))
+	for _, row := range unseen {
+		authors = append(authors, row.Author)
+	}
+	for _, b := range batch {
+		authors = append(authors, b.Author)
+	}
+	if err := cl.LoadNames(qctx, m, authors...); err != nil { // only keys not asked for yet
+		r.log.Warn("could not load the names of the prompt's authors", "err", err)
+	}
+	names := make(map[string]string, len(batch))
+	for _, b := range batch {
+		names[b.Author] = nameOf(m.Names(), b.Author)
+	}
+	pc.names = func(pk string) string {
+		if n, ok := names[pk]; ok {
+			return n
+		}
+		return chat.ShortNpub(pk)
+	}
+	at, ok := m.Millis(t.ID)
+	if !ok {
+		at = t.At.UnixMilli()
+	}
+	pc.scope, pc.upTo = scope, SeenMark{ID: t.ID, At: at}
 	pc.text = r.renderContext(m.Names(), unseen, thread)
 	return pc
-}
-
-// loadContext loads into m the thread of t (root and replies) or the
-// newest rows of t's channel from the second of the seen mark on, with
-// overlays and names.
-func (r *runner) loadContext(ctx context.Context, c *client.Client, m *chat.Model, t *Mention, thread bool, seen SeenMark) ([]nostr.Event, error) {
-	if thread {
-		return c.LoadThread(ctx, m, t.Channel, t.Root)
-	}
-	f := nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {t.Channel}}, Limit: contextScan}
-	if seen.At > 0 {
-		since := nostr.Timestamp(seen.At / 1000)
-		f.Since = &since
-	}
-	return c.LoadRows(ctx, m, f)
 }
 
 // renderContext writes rows (oldest first) as the context block, keeping

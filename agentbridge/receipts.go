@@ -72,17 +72,54 @@ func (r *runner) receipt(ms []Mention, status, reason, reply string) {
 	}
 }
 
+// receiptDelay is how long a receipt waits for a newer one on the same
+// mention (queued, then working a moment later): only the newest goes out,
+// and the hub's writes of receipts stay off the moment a prompt goes out.
+const receiptDelay = 100 * time.Millisecond
+
 // outboxLoop publishes queued receipts until ctx ends, waiting for the hub
 // connection; one the hub refuses for good is logged and dropped.
 func (r *runner) outboxLoop(ctx context.Context) {
 	for {
+		var first *nostr.Event
 		select {
 		case <-ctx.Done():
 			return
-		case ev := <-r.out.evs:
+		case first = <-r.out.evs:
+		}
+		batch := []*nostr.Event{first}
+		wait := time.After(receiptDelay)
+	collect:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-r.out.evs:
+				batch = append(batch, ev)
+			case <-wait:
+				break collect
+			}
+		}
+		for _, ev := range newestPerMention(batch) {
 			if err := r.publish(ctx, ev); err != nil && ctx.Err() == nil {
 				r.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
 			}
 		}
 	}
+}
+
+// newestPerMention keeps, of receipts in the order made, the last one on
+// each mention, in the order of those last ones.
+func newestPerMention(evs []*nostr.Event) []*nostr.Event {
+	last := map[string]int{}
+	for i, ev := range evs {
+		last[tagValue(ev.Tags, "e")] = i
+	}
+	out := evs[:0:0]
+	for i, ev := range evs {
+		if last[tagValue(ev.Tags, "e")] == i {
+			out = append(out, ev)
+		}
+	}
+	return out
 }

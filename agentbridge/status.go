@@ -135,7 +135,15 @@ func (r *runner) statusLoop(ctx context.Context, h Hub) {
 		case <-ctx.Done():
 			return
 		case <-r.status.poke:
+			select { // changes close together go out as one, after the prompt
+			case <-ctx.Done():
+				return
+			case <-time.After(statusSettle):
+			}
 		case <-tick.C:
 		}
 	}
 }
+
+// statusSettle is how long a change of the status waits for the next.
+const statusSettle = 250 * time.Millisecond

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/chat"
@@ -101,7 +102,29 @@ func (s *Server) channel(ctx context.Context, arg string) (client.Channel, error
 	if arg == "" {
 		arg = s.turn().Channel
 	}
-	return s.cfg.Client.ResolveChannel(ctx, arg)
+	s.mu.Lock()
+	e, ok := s.chans[arg]
+	s.mu.Unlock()
+	if ok && time.Since(e.at) < channelTTL {
+		return e.ch, nil
+	}
+	ch, err := s.cfg.Client.ResolveChannel(ctx, arg)
+	if err == nil {
+		s.mu.Lock()
+		s.chans[arg] = resolved{ch, time.Now()}
+		s.mu.Unlock()
+	}
+	return ch, err
+}
+
+// channelTTL is how long a channel the server resolved (its id, name and
+// members) is kept: the reads themselves are always the hub's to allow.
+const channelTTL = 10 * time.Second
+
+// resolved is a channel argument as the hub resolved it.
+type resolved struct {
+	ch client.Channel
+	at time.Time
 }
 
 func (s *Server) readChannel(ctx context.Context, _ *mcp.CallToolRequest, in channelIn) (*mcp.CallToolResult, any, error) {

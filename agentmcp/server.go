@@ -54,11 +54,14 @@ type Config struct {
 type Server struct {
 	cfg   Config
 	mu    sync.Mutex
-	posts map[string]int // turn id -> posts made
+	posts map[string]int      // turn id -> posts made
+	chans map[string]resolved // channel argument -> what it resolved to
 }
 
 // New is a server for cfg.
-func New(cfg Config) *Server { return &Server{cfg: cfg, posts: map[string]int{}} }
+func New(cfg Config) *Server {
+	return &Server{cfg: cfg, posts: map[string]int{}, chans: map[string]resolved{}}
+}
 
 // Serve runs the MCP protocol on t until the client goes away or ctx ends.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {

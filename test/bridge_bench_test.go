@@ -110,14 +110,52 @@ func benchEnv(b *testing.B, processes, channels int) (*bridgeEnv, *bridgeProc, *
 // go test -tags libsecp256k1,sqlite_fts5 -run '^$' -bench BridgeMentionToPrompt -benchtime 300x ./test/
 func BenchmarkBridgeMentionToPrompt(b *testing.B) {
 	e, br, feed, chans := benchEnv(b, 1, 1)
-	warm := e.mention(b, e.a, e.alice, chans[0], "warm up")
-	e.waitReply(b, chans[0], warm.ID, 30*time.Second, br)
+	benchMentions(b, e, br, feed, chans[0], nil)
+}
+
+// BenchmarkBridgeMentionToPrompt with each mention in a thread of 200
+// messages of alice's and bob's (and a new message of bob's in it before
+// each mention), so every prompt's context is chosen from the thread: the
+// first mention loads it from the hub, the bridge's context cache keeps it
+// current from then on.
+// go test -tags libsecp256k1,sqlite_fts5 -run '^$' -bench BridgeMentionToPromptThread200 -benchtime 300x ./test/
+func BenchmarkBridgeMentionToPromptThread200(b *testing.B) {
+	e, br, feed, chans := benchEnv(b, 1, 1)
+	ch := chans[0]
+	e.a.must(e.alice.sign(b, 9000, "", nostr.Tag{"h", ch}, nostr.Tag{"p", e.bob.pk}))
+	e.a.must(e.alice.sign(b, 0, `{"name":"alice"}`))
+	e.b.must(e.bob.sign(b, 0, `{"name":"bob"}`))
+	root := e.a.must(e.alice.sign(b, 9, "the plan, message 0", nostr.Tag{"h", ch}))
+	inThread := []nostr.Tag{{"h", ch}, {"e", root.ID, "", "root"}}
+	for i := 1; i < 200; i++ {
+		who, r := e.alice, e.a
+		if i%2 == 1 {
+			who, r = e.bob, e.b
+		}
+		r.must(who.sign(b, 9, fmt.Sprintf("thread message %d: %s", i, strings.Repeat("words ", 20)), inThread...))
+	}
+	benchMentions(b, e, br, feed, ch, func(i int) {
+		e.b.must(e.bob.sign(b, 9, fmt.Sprintf("bob's new point %d", i), inThread...))
+	}, inThread[1])
+}
+
+// benchMentions measures b.N mentions in ch one at a time (before runs
+// before each, unmeasured; extra are the mentions' extra tags) and reports
+// the figures.
+func benchMentions(b *testing.B, e *bridgeEnv, br *bridgeProc, feed *promptFeed, ch string, before func(i int), extra ...nostr.Tag) {
+	warm := e.mention(b, e.a, e.alice, ch, "warm up", extra...)
+	e.waitReply(b, ch, warm.ID, 30*time.Second, br)
 	lat := make([]time.Duration, 0, b.N)    // from sending the EVENT
 	fromOK := make([]time.Duration, 0, b.N) // from the hub's OK (stored)
 	toRead := make([]time.Duration, 0, b.N) // from the OK to the read of stdin
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ev := e.alice.sign(b, 9, fmt.Sprintf("m%d", i), nostr.Tag{"h", chans[0]}, nostr.Tag{"p", e.agent.pk})
+		if before != nil {
+			b.StopTimer()
+			before(i)
+			b.StartTimer()
+		}
+		ev := e.alice.sign(b, 9, fmt.Sprintf("m%d", i), append([]nostr.Tag{{"h", ch}, {"p", e.agent.pk}}, extra...)...)
 		start := time.Now()
 		e.a.must(ev)
 		stored := time.Now()
@@ -128,7 +166,7 @@ func BenchmarkBridgeMentionToPrompt(b *testing.B) {
 		lat = append(lat, time.Unix(0, got).Sub(start))
 		fromOK = append(fromOK, time.Unix(0, got).Sub(stored))
 		toRead = append(toRead, time.Unix(0, read).Sub(stored))
-		e.waitReply(b, chans[0], ev.ID, 10*time.Second, br) // one turn at a time: no batching
+		e.waitReply(b, ch, ev.ID, 10*time.Second, br) // one turn at a time: no batching
 	}
 	b.StopTimer()
 	q := func(ds []time.Duration, p float64) float64 {

@@ -66,4 +66,18 @@ func TestBridgePromptContext(t *testing.T) {
 	if !strings.Contains(r3, "[context: the channel's messages") || !strings.Contains(r3, "top-level note from bob") || strings.Contains(r3, "friday is too soon") {
 		t.Fatalf("a top-level mention's context should hold the channel's top-level messages:\n%s", r3)
 	}
+
+	// The thread is now in the bridge's context cache: what happens in it
+	// reaches the next prompt from the live subscription, edits and
+	// deletes applied.
+	draft := e.b.must(e.bob.sign(t, 9, "later draft", inThread(500)...))
+	e.b.must(e.bob.sign(t, 40003, "later, edited", nostr.Tag{"h", "room"}, nostr.Tag{"e", draft.ID}))
+	oops := e.b.must(e.bob.sign(t, 9, "posted by mistake", inThread(600)...))
+	e.b.must(e.bob.sign(t, 9005, "", nostr.Tag{"h", "room"}, nostr.Tag{"e", oops.ID}))
+	time.Sleep(1100 * time.Millisecond)
+	m4 := e.mention(t, e.a, e.alice, "room", "[[context]] and after that?", inThread(0)[1])
+	r4 := e.waitReply(t, "room", m4.ID, 20*time.Second, b).Content
+	if !strings.Contains(r4, "later, edited") || strings.Contains(r4, "later draft") || strings.Contains(r4, "by mistake") {
+		t.Fatalf("the cached thread's context should hold bob's edited message only:\n%s", r4)
+	}
 }

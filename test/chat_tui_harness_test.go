@@ -31,6 +31,12 @@ type tmuxPane struct {
 // startChat runs hive chat with args in a w x h tmux pane as HIVE_HOME home.
 func startChat(t *testing.T, home string, w, h int, args ...string) *tmuxPane {
 	t.Helper()
+	return startChatEnv(t, home, nil, w, h, args...)
+}
+
+// startChatEnv is startChat with more environment (NAME=value).
+func startChatEnv(t *testing.T, home string, env []string, w, h int, args ...string) *tmuxPane {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -39,8 +45,12 @@ func startChat(t *testing.T, home string, w, h int, args ...string) *tmuxPane {
 		t.Fatal(err)
 	}
 	p := &tmuxPane{t: t, sock: filepath.Join(dir, "s")}
-	line := fmt.Sprintf("env HIVE_HOME=%q TERM=xterm-256color %q chat %s 2>%q; echo CHAT-EXITED $?; sleep 3600",
-		home, binary(t), strings.Join(args, " "), filepath.Join(dir, "stderr"))
+	var extra string
+	for _, e := range env {
+		extra += fmt.Sprintf(" %q", e)
+	}
+	line := fmt.Sprintf("env HIVE_HOME=%q TERM=xterm-256color%s %q chat %s 2>%q; echo CHAT-EXITED $?; sleep 3600",
+		home, extra, binary(t), strings.Join(args, " "), filepath.Join(dir, "stderr"))
 	p.tmux("-u", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "chat", line)
 	t.Cleanup(func() {
 		exec.Command("tmux", "-S", p.sock, "kill-server").Run()

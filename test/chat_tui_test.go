@@ -19,7 +19,9 @@ import (
 // shows as a mention badge in the other's sidebar, next-unread opens it,
 // messages go both ways, another member's edit, reaction and delete show
 // up live, a thread is replied to and shows its count, terminal escapes in
-// a message are not passed to the terminal, /quit restores it.
+// a message (raw, or as markdown character references) are not passed to
+// the terminal, markdown renders, the other member shows online until they
+// quit, /quit restores the terminal.
 func TestChatTUITwoMembers(t *testing.T) {
 	w := newChatWorld(t)
 	w.c.ok("channel", "create", "random", "--profile", "alice")
@@ -42,6 +44,7 @@ func TestChatTUITwoMembers(t *testing.T) {
 	alice.keys("M-a") // next unread, mentions first
 	alice.waitText("#general", "new messages", "bob: @alice are you there?")
 	alice.waitFor("general read", func(s string) bool { return sideLine(s, "# general") == "▌ general" })
+	alice.waitFor("bob online in general", func(s string) bool { return sideLine(s, "● bob") == "● bob" })
 
 	alice.say("hello bob, yes")
 	bob.waitText("alice: hello bob, yes")
@@ -94,9 +97,18 @@ func TestChatTUITwoMembers(t *testing.T) {
 	if !strings.Contains(s, "hello bob, yes") {
 		t.Fatalf("an escape in a message cleared the screen:\n%s", s)
 	}
+	w.publish(t, "bob", nostr.Event{Kind: kinds.Message, Content: "**loud** &#27;]2;pwned2&#7;&#x1b;[2Jafter", Tags: nostr.Tags{{"h", "general"}}})
+	s = alice.waitText("loud ]2;pwned2[2Jafter")
+	if strings.Contains(s, "**loud**") || !strings.Contains(s, "hello bob, yes") {
+		t.Fatalf("markdown not rendered, or the screen cleared:\n%s", s)
+	}
 	if title := alice.tmux("display-message", "-p", "-t", "chat", "#{pane_title}"); strings.Contains(title, "pwned") {
 		t.Fatalf("a message set the terminal title: %q", title)
 	}
+
+	bob.say("/quit") // offline: gone from alice's sidebar
+	bob.waitText("CHAT-EXITED 0")
+	alice.waitFor("bob offline", func(s string) bool { return sideLine(s, "● bob") == "" && sideLine(s, "● alice") == "● alice" })
 
 	alice.say("/quit")
 	alice.waitText("CHAT-EXITED 0")

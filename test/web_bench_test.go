@@ -17,17 +17,6 @@ import (
 //
 //	go test -tags libsecp256k1,sqlite_fts5 -run XXX -bench BenchmarkWeb -benchtime 5x ./test/
 
-// memberClient connects as the key of a CLI profile.
-func (w *webTeam) memberClient(t testing.TB, profile string) *client.Client {
-	t.Helper()
-	c, err := client.Connect(ctxT(t), client.Options{URLs: []string{w.h.WS}, Keys: keyOf(t, profileOf(t, w.cli, profile).Key), Pin: w.h.Pin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
-
 // seed publishes n messages into channel as c, dated one a second up to
 // now, from 8 writers at once; it returns the newest one's id.
 func seed(t testing.TB, c *client.Client, channel string, n int) string {

@@ -309,6 +309,16 @@ func (b *browser) waitUntil(what, js string) {
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(waitTimeout)))
 }
 
+// within reports whether a JS boolean expression becomes true within d.
+func (b *browser) within(d time.Duration, js string) bool {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, d)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(d)))
+	return err == nil
+}
+
 // waitState waits until connection-state's data-state is one of states and
 // returns it.
 func (b *browser) waitState(states ...string) string {

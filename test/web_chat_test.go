@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -52,6 +53,16 @@ func TestWebPairAndChat(t *testing.T) {
 	}
 	if row.Name != "owner" {
 		t.Fatalf("bob's tail names the browser's message's author %q, want the owner's name", row.Name)
+	}
+	ev, err := w.memberClient(t, "bob").Event(ctxT(t), row.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ev.CheckSignature(); !ok || ev.PubKey != device {
+		t.Fatalf("the browser's message: signature ok %v (%v), signed by %s, want the device key %s", ok, err, ev.PubKey, device)
+	}
+	if out := w.cli.ok("device", "list", "--json", "--profile", "owner"); !strings.Contains(out, device) || !strings.Contains(out, `"revoked":false`) {
+		t.Fatalf("hive device list (the owner's attestations) does not list the browser's key %s as live:\n%s", device, out)
 	}
 
 	// a thread on bob's message

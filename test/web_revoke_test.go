@@ -21,7 +21,7 @@ func TestWebRevokedDeviceSignedOut(t *testing.T) {
 	w.cli.ok("device", "revoke", "--device", npub, "--profile", "owner")
 	w.b.waitVisible(tid("pair-uri"))
 	w.b.waitState("signed-out")
-	if msg := w.b.text(".signin .err"); !strings.Contains(msg, "restricted: attestation revoked by its owner") {
+	if msg := w.b.text(".signin .err"); !strings.HasPrefix(msg, "This browser was signed out: restricted: ") || !strings.Contains(msg, "restricted: attestation revoked by its owner") || !strings.HasSuffix(msg, ". Pair it again to continue.") {
 		t.Fatalf("the sign-in screen after the revocation says %q, want the hub's reason (restricted: attestation revoked by its owner)", msg)
 	}
 	if dbs := awaitAs[[]string](w.b, `indexedDB.databases().then(ds => ds.map(d => d.name))`); len(dbs) != 0 {

@@ -128,3 +128,47 @@ func (m *Model) Newest(channel string) nostr.Timestamp {
 	}
 	return at
 }
+
+// MainSince is Main from the first row whose time (in milliseconds, as
+// Millis) is at or after ms: a channel's newest rows without a view of
+// every older one.
+func (m *Model) MainSince(channel string, ms int64) []Row {
+	ch := m.channels[channel]
+	if ch == nil {
+		return nil
+	}
+	var out []Row
+	for _, r := range (*ch)[ch.at(key{t: ms}):] {
+		if r.root == "" && m.visible(r) {
+			out = append(out, m.view(r))
+		}
+	}
+	return out
+}
+
+// Millis is the time of the loaded row id in milliseconds (as Millis of
+// its event).
+func (m *Model) Millis(id string) (int64, bool) {
+	if r := m.rows[id]; r != nil {
+		return r.own, true
+	}
+	return 0, false
+}
+
+// ThreadSince is Thread without the rows whose time (in milliseconds, as
+// Millis) is before ms: a long thread's newest rows without a view of
+// every older one.
+func (m *Model) ThreadSince(root string, ms int64) []Row {
+	var out []Row
+	if r := m.rows[root]; r != nil && r.own >= ms && m.visible(r) {
+		out = append(out, m.view(r))
+	}
+	if th := m.threads[root]; th != nil {
+		for _, r := range (*th)[th.at(key{t: ms}):] {
+			if !m.gone[r.id] {
+				out = append(out, m.view(r))
+			}
+		}
+	}
+	return out
+}

@@ -18,8 +18,8 @@ func newChatCmd() *cobra.Command {
 		Long: `Open the terminal chat as the profile's member (or --hub/--key): a sidebar of
 your channels and DMs with unread and mention counts and the agents' working
 state, the open channel's timeline, a thread pane, and a composer (Enter sends,
-Alt-Enter a new line, Tab completes @names and /commands, Up edits your last
-message). /help or ? lists the keys and commands; keys are rebound in
+Alt-Enter a new line, Alt-E writes the message in $VISUAL or $EDITOR, Tab
+completes @names and /commands, Up edits your last message). /help or ? lists the keys and commands; keys are rebound in
 chat-keys.toml in $HIVE_HOME.`,
 		Example: `  hive chat
   hive chat general --profile alice`,
@@ -40,7 +40,11 @@ chat-keys.toml in $HIVE_HOME.`,
 				return err
 			}
 			defer s.Close()
-			opt := chatui.Options{Profile: s.t.profile, Pinned: s.t.pin != "", Keys: keys,
+			editor := os.Getenv("VISUAL")
+			if editor == "" {
+				editor = os.Getenv("EDITOR")
+			}
+			opt := chatui.Options{Profile: s.t.profile, Pinned: s.t.pin != "", Keys: keys, Editor: editor,
 				ObserverKey: func(agent string) ([32]byte, error) { return nip44.GenerateConversationKey(agent, s.keys.SecretHex) }}
 			if len(args) > 0 {
 				opt.Channel = args[0]

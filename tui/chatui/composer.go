@@ -41,6 +41,8 @@ func (m *Model) composerKey(k tea.KeyMsg) tea.Cmd {
 	case km.is(k, "edit_last") && m.composer.Value() == "":
 		m.editLast()
 		return nil
+	case km.is(k, "editor"):
+		return m.openEditor()
 	}
 	m.comp = completion{}
 	var cmd tea.Cmd

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/kinds"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
@@ -70,7 +71,8 @@ func (m *Model) load() tea.Cmd {
 			}
 			out.events = append(out.events, evs...)
 		}
-		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000})
+		recent := nostr.Timestamp(time.Now().Add(-chat.PresenceTTL).Unix())
+		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Limit: 5000}, nostr.Filter{Kinds: []int{kinds.Presence}, Since: &recent, Limit: 5000})
 		if err != nil {
 			return loadedMsg{err: err}
 		}
@@ -164,13 +166,22 @@ func (m *Model) follow(since nostr.Timestamp) {
 		evc := make(chan nostr.Event, 256)
 		errc := make(chan error, 1)
 		go func() {
-			errc <- c.Follow(ctx, func(ev nostr.Event) (bool, error) {
+			sub, err := c.Subscribe(ctx, filters...)
+			if err != nil {
+				errc <- err
+				return
+			}
+			select {
+			case evc <- nostr.Event{Kind: liveKind}: // the REQ is on the wire
+			case <-ctx.Done():
+			}
+			errc <- c.FollowSub(ctx, sub, func(ev nostr.Event) (bool, error) {
 				select {
 				case evc <- ev:
 				case <-ctx.Done():
 				}
 				return false, nil
-			}, filters...)
+			})
 		}()
 		for {
 			select {
@@ -195,6 +206,10 @@ func (m *Model) follow(since nostr.Timestamp) {
 		}
 	}()
 }
+
+// liveKind marks, in the feed, that the live subscription is on the wire
+// (what others answer from then on reaches the chat).
+const liveKind = -2
 
 // next waits for the feed's next batch.
 func (m *Model) next() tea.Cmd {
@@ -226,11 +241,18 @@ func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
 	for i := range evs {
 		ev := &evs[i]
 		switch {
+		case ev.Kind == liveKind:
+			m.later = append(m.later, m.announce())
+			continue
 		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers:
 			channelsChanged = true
 		case ev.Kind == kinds.ReadState:
 			if ctxName, at, err := m.c.ParseReadState(*ev); err == nil && at > m.rp[ctxName] {
 				m.rp[ctxName] = at
+			}
+		case ev.Kind == kinds.Presence:
+			if hello := m.hello(ev); hello != nil {
+				m.later = append(m.later, hello)
 			}
 		case ev.Kind == kinds.Profile:
 			if !slices.Contains(m.profiles, ev.PubKey) {

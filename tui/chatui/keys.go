@@ -27,7 +27,8 @@ type action struct {
 // actions are every rebindable action, in the order the help lists them.
 var actions = []action{
 	{"send", []string{"enter"}, "send the message (or run the /command)"},
-	{"newline", []string{"alt+enter", "ctrl+j"}, "new line in the composer"},
+	{"newline", []string{"alt+enter", "ctrl+j"}, "new line in the composer (also Shift-Enter where the terminal tells it apart)"},
+	{"editor", []string{"alt+e"}, "write the message in $VISUAL or $EDITOR"},
 	{"complete", []string{"tab"}, "complete @name or /command (again: the next match)"},
 	{"edit_last", []string{"up"}, "edit your last message (on an empty composer)"},
 	{"next_channel", []string{"ctrl+n", "alt+down"}, "next channel"},

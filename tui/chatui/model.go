@@ -24,6 +24,7 @@ type Options struct {
 	Profile string // the profile in use, for the status line
 	Pinned  bool   // the hub's TLS certificate is checked against a pin
 	Keys    KeyMap // nil: DefaultKeys
+	Editor  string // the command line of the member's editor ($VISUAL or $EDITOR)
 	Now     func() time.Time
 	// ObserverKey is the NIP-44 conversation key with an agent (the
 	// member's own agents' frames open with it); nil: no agent pane.
@@ -70,6 +71,7 @@ type Model struct {
 	editing    string // the message the composer edits
 	pending    []pending
 	drafts     map[string]string
+	helloed    time.Time       // when the chat last answered another's coming online
 	gone       map[string]bool // channels the member was removed from while open
 	atStart    map[string]bool // channels loaded back to their first row
 	paging     bool            // an older page is on its way
@@ -84,6 +86,7 @@ type Model struct {
 	pane      *agentPane  // the member's own agent's live transcript, nil without one
 	search    *searchView // the last /search's results while shown
 	help      bool
+	helpTop   int                 // the help's first line shown
 	version   int                 // bumped by every change of what the timeline shows
 	drawn     renderKey           // what the timeline was last rendered from
 	drawnRows map[string][]string // rendered rows by everything their look depends on

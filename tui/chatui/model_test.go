@@ -144,7 +144,9 @@ func TestKeyMapAndHelp(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
 	waitOut(t, tm, "#random")
 	tm.Type("?")
-	waitOut(t, tm, "ctrl+f", "next channel", "/react EMOJI")
+	waitOut(t, tm, "ctrl+f", "next channel", "Esc, ? or q closes this help")
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgDown}) // the commands, below the keys
+	waitOut(t, tm, "/react EMOJI", "/steer TEXT", "/create NAME [--private]")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	tm.Type("/quit")
 	tm.Send(enter)

@@ -19,6 +19,9 @@ var (
 	nameSty  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6"))
 )
 
+// maxComposer is the most lines the composer grows to (it scrolls beyond).
+const maxComposer = 8
+
 // groupGap is how far apart two messages of one author may be and still
 // show under one name.
 const groupGap = 5 * time.Minute
@@ -30,6 +33,7 @@ func (m *Model) sideWidth() int { return max(16, min(26, m.w/5)) }
 func (m *Model) layout() {
 	mainW := m.w - m.sideWidth() - 1
 	m.composer.SetWidth(max(10, mainW))
+	m.composer.SetHeight(min(maxComposer, m.composer.LineCount()+1, max(2, m.h/3))) // a spare line: a new one never scrolls it
 	m.timeline.Width = m.timelineWidth()
 	m.timeline.Height = max(3, m.h-m.composer.Height()-3) // header, info line, status line
 }
@@ -47,7 +51,7 @@ func (m *Model) timelineWidth() int {
 // renderKey is everything the timeline's rendering depends on: a
 // keystroke in the composer changes none of it, so it redraws nothing.
 type renderKey struct {
-	version, width, pending               int
+	version, width, height, pending       int
 	atStart                               bool
 	cur, thread, selected, divider, focus string
 	day                                   int
@@ -57,7 +61,7 @@ type renderKey struct {
 // bottom in view when it was there; unchanged input is not rendered again.
 func (m *Model) refresh() {
 	m.layout()
-	k := renderKey{m.version, m.timeline.Width, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
+	k := renderKey{m.version, m.timeline.Width, m.timeline.Height, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
 	if k == m.drawn {
 		return
 	}

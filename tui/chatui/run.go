@@ -29,7 +29,9 @@ func Run(ctx context.Context, m *Model, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m.ctx = ctx
-	go m.present(ctx)
+	presented := make(chan struct{})
+	go func() { defer close(presented); m.present(ctx) }()
+	defer func() { cancel(); <-presented }() // "offline" is sent before the chat ends
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithReportFocus()}
 	if in != nil {
 		opts = append(opts, tea.WithInput(in))
@@ -44,15 +46,14 @@ func Run(ctx context.Context, m *Model, in io.Reader, out io.Writer) error {
 	return err
 }
 
-// present publishes the member's presence now and every presenceEvery,
-// offline at the end.
+// present renews the member's presence every presenceEvery (the first is
+// sent once the live feed is up: announce), offline at the end.
 func (m *Model) present(ctx context.Context) {
 	send := func(ctx context.Context, status string) {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		m.c.Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: status, Tags: nostr.Tags{}})
 	}
-	send(ctx, "online")
 	t := time.NewTicker(presenceEvery)
 	defer t.Stop()
 	for {
@@ -63,5 +64,37 @@ func (m *Model) present(ctx context.Context) {
 		case <-t.C:
 			send(ctx, "online")
 		}
+	}
+}
+
+// helloEvery bounds how often the chat answers another member's coming
+// online with its own presence.
+const helloEvery = 30 * time.Second
+
+// hello answers a member who just came online (presence is ephemeral: a
+// chat that starts learns who is online from these answers, not from the
+// hub's store), at most once per helloEvery.
+func (m *Model) hello(ev *nostr.Event) tea.Cmd {
+	if ev.PubKey == m.c.PublicKey() || (ev.Content != "" && ev.Content != "online") {
+		return nil
+	}
+	if _, seen := m.chat.Live().PresenceSeen(ev.PubKey, m.opt.Now()); seen {
+		return nil
+	}
+	if now := m.opt.Now(); now.Sub(m.helloed) >= helloEvery {
+		m.helloed = now
+		return m.announce()
+	}
+	return nil
+}
+
+// announce publishes the member's presence: online.
+func (m *Model) announce() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		c.Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: "online", Tags: nostr.Tags{}})
+		return nil
 	}
 }

@@ -97,7 +97,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.mouse(msg))
 	case tea.KeyMsg:
 		cmds = append(cmds, m.key(msg))
+	case editedMsg:
+		m.edited(msg)
 	default:
+		if shiftEnter(msg) && m.focus == onComposer {
+			m.composer.InsertRune('\n')
+			break
+		}
 		var c tea.Cmd
 		m.composer, c = m.composer.Update(msg)
 		cmds = append(cmds, c, m.paneUpdate(msg))
@@ -119,8 +125,17 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case km.is(k, "quit"):
 		return tea.Quit
 	case m.help:
-		if km.is(k, "close") || km.is(k, "help") || k.String() == "?" || k.String() == "q" {
+		switch {
+		case km.is(k, "close") || km.is(k, "help") || k.String() == "?" || k.String() == "q":
 			m.help = false
+		case k.String() == "up" || k.String() == "k":
+			m.helpTop = max(0, m.helpTop-1)
+		case k.String() == "down" || k.String() == "j":
+			m.helpTop++
+		case km.is(k, "page_up"):
+			m.helpTop = max(0, m.helpTop-(m.h-2))
+		case km.is(k, "page_down") || k.String() == " ":
+			m.helpTop += m.h - 2
 		}
 		return nil
 	case km.is(k, "help") || (k.String() == "?" && m.composer.Value() == "" && m.focus == onComposer):

@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ainb/hive/client"
@@ -121,6 +122,12 @@ func (m *Model) sidebar(height int) string {
 			add(a, "")
 		}
 	}
+	if online := m.onlineLines(w); len(online) > 0 {
+		add(dim.Render("Online"), "")
+		for _, o := range online {
+			add(o, "")
+		}
+	}
 	if len(lines) > height {
 		lines = lines[:height]
 	}
@@ -178,6 +185,30 @@ func (m *Model) agentLines(w int) []string {
 	return out
 }
 
+// onlineLines are the open channel's members (people, not agents) whose
+// presence says online or away, by name.
+func (m *Model) onlineLines(w int) []string {
+	names, now := m.chat.Names(), m.opt.Now()
+	var out []string
+	for pk := range m.channel().Members {
+		if names.IsAgent(pk) {
+			continue
+		}
+		p := m.chat.Live().Presence(pk, now)
+		if m.chat.Own(pk) {
+			p = "online" // this chat is running
+		}
+		switch p {
+		case "online":
+			out = append(out, truncate("● "+clean(names.Name(pk), false), w))
+		case "away":
+			out = append(out, truncate("◌ "+clean(names.Name(pk), false)+" (away)", w))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // status is the bottom line: connection, hub, identity and profile.
 func (m *Model) status() string {
 	conn := m.connText()
@@ -207,11 +238,14 @@ func (m *Model) helpView() string {
 	for _, c := range commands {
 		lines = append(lines, fmt.Sprintf("/%-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
 	}
-	lines = append(lines, "", dim.Render("Esc, ? or q closes this help"))
 	for i := range lines {
 		lines[i] = truncate(lines[i], m.w)
 	}
-	return lipgloss.NewStyle().Height(m.h).MaxHeight(m.h).Render(strings.Join(lines, "\n"))
+	foot := dim.Render(truncate("↑ ↓ PgUp PgDn scroll · Esc, ? or q closes this help", m.w))
+	n := max(1, m.h-1)
+	m.helpTop = min(m.helpTop, max(0, len(lines)-n))
+	lines = lines[m.helpTop:min(len(lines), m.helpTop+n)]
+	return lipgloss.NewStyle().Height(m.h).MaxHeight(m.h).Render(strings.Join(append(lines, foot), "\n"))
 }
 
 // truncate cuts s (escapes kept whole) to width cells with an ellipsis.

@@ -8,19 +8,13 @@ import assert from 'node:assert/strict'
 import { generalHub, device, waitFor } from './lib/hub.js'
 import { ChatModel } from '../src/model/index.js'
 import * as chat from '../src/hub/chat.js'
+import { asGo } from './lib/gorow.js'
 
 let hub, alice, bob
 before(async () => { ({ hub, alice, bob } = await generalHub()) })
 after(() => hub?.stop())
 
 const lines = out => out.trim().split('\n').filter(Boolean).map(l => JSON.parse(l))
-const omitEmpty = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'replies', 'last_reply']
-function asGo (r) { // a JS row as client/chat marshals it
-  const o = { ...r }
-  for (const f of omitEmpty) if (o[f] === false || o[f] === '' || o[f] === 0 || (Array.isArray(o[f]) && !o[f].length)) delete o[f]
-  return o
-}
-
 test('listChannels: the channel with its roster and the member role', async () => {
   const c = await hub.connect(alice.sk)
   const chans = await chat.listChannels(c)
@@ -136,4 +130,30 @@ test('from the browser: reply in a thread, react, edit, delete; the other member
   const again = lines(await hub.as(bob, ['read', 'general', '--json', '--limit', '500', '--no-mark'])).find(r => r.id === q.id)
   assert.equal(again.reactions, undefined, 'the retracted reaction is gone')
   assert.ok(mine.length >= 2)
+})
+
+test('follow: typing shows and ends with the message, channel changes and new names arrive', async () => {
+  const carol = await hub.member('carol')
+  const b = await hub.connect(bob.sk)
+  const m = new ChatModel(b.member)
+  let channels = 0
+  const named = []
+  let eose = false
+  const since = Math.floor(Date.now() / 1000) + 1 // after carol's profile: her name must be fetched
+  await waitFor(() => Date.now() / 1000 >= since, 3000, 'the next second')
+  const sub = chat.follow(b, m, ['general'], { since, oneose: () => { eose = true }, onchannels: () => channels++, onnames: pks => named.push(...pks) })
+  await waitFor(() => eose, 10000, 'the feed EOSE')
+  const c = await hub.connect(carol.sk)
+  await chat.joinChannel(c, 'general')
+  await waitFor(() => channels > 0, 10000, 'the roster change')
+  await chat.sendTyping(c, 'general')
+  await waitFor(() => m.live.typing('general', Date.now()).includes(carol.pk), 10000, 'carol typing')
+  const msg = await chat.sendMessage(c, 'general', 'done typing')
+  await waitFor(() => m.row(msg.id), 10000, "carol's message")
+  assert.deepEqual(m.live.typing('general', Date.now()), [], 'her message ends her typing')
+  await waitFor(() => named.includes(carol.pk), 10000, "carol's name fetched")
+  assert.equal(m.names.name(carol.pk), 'carol')
+  assert.deepEqual(m.names.complete('@ca').map(x => [x.pubkey, x.handle]), [[carol.pk, 'carol']])
+  assert.deepEqual(chat.mentionsIn(m.names, 'hi @carol, and @nobody'), [carol.pk])
+  sub.close()
 })

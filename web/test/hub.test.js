@@ -80,6 +80,7 @@ test('after kill -9 and a restart: reconnect, catch up what was sent meanwhile (
   await hub.kill9()
   await waitFor(() => reader.state === 'reconnecting', 10000, 'reconnecting')
   assert.ok(reader.stateInfo.retryAt > Date.now() - 1000, 'reconnecting says when it tries next')
+  await assert.rejects(reader.query([{ kinds: [9], '#h': ['general'] }], { timeout: 300 }), /^HubError: hub unreachable: the query got no answer within 300 ms$/)
   await hub.start()
   const missed = await writer.publish({ kind: 9, tags: [['h', 'general']], content: 'sent while the reader was away' }, { timeout: 30000 })
   await waitFor(() => got.some(e => e.id === missed.id), 30000, 'the message sent during the drop')

@@ -53,6 +53,10 @@ test('a paired device watches the agent, sees it working, and approves its permi
   const turn = w.transcript.turns.find(t => t.turn === ask.id)
   assert.ok(turn.tools.some(t => t.status === 'completed'), JSON.stringify(turn.tools))
   await waitFor(() => !m.live.working(br.agent, 'room', Date.now()).working, 10000, 'the agent idle again')
+  await waitFor(async () => {
+    await chat.loadPage(d.conn, m, 'room', { limit: 50 })
+    return m.row(ask.id).receipts.some(r => r.agent === br.agent && r.status === 'answered')
+  }, 10000, "the agent's receipt: answered")
   w.close()
 })
 

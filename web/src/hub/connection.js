@@ -269,16 +269,21 @@ export class HubConnection {
     return s
   }
 
-  /** query resolves with the stored events matching filters, oldest first, or rejects with the hub's refusal. */
-  query (filters) {
+  /**
+   * query resolves with the stored events matching filters, oldest first,
+   * or rejects with the hub's refusal. Asked again after a reconnect; it
+   * gives up after timeout ms.
+   */
+  query (filters, { timeout = 30000 } = {}) {
     return new Promise((resolve, reject) => {
       if (this.closed && this.state !== 'idle') { reject(new HubError(this.stateInfo?.reason || 'closed')); return }
       const out = []
+      const timer = this.later(() => { s.close(); reject(new HubError(`hub unreachable: the query got no answer within ${timeout} ms`)) }, timeout)
       const s = new Subscription(this, `q${++this.nextSub}`, filters, {
         live: false,
         onevent: ev => out.push(ev),
-        oneose: () => { s.close(); resolve(out) },
-        onclosed: reason => reject(new HubError(reason))
+        oneose: () => { this.clear(timer); s.close(); resolve(out) },
+        onclosed: reason => { this.clear(timer); reject(new HubError(reason)) }
       })
       this.subs.set(s.id, s)
       this.send(s.req())

@@ -11,10 +11,11 @@ import { parseReadState } from './readstate.js'
  * and applies each event to model. Handlers: onevent(ev, changes) for
  * every event, onreadstate(context, at) for a read position of the
  * member's keys, onchannels(ev) for a channel's metadata or roster,
- * onnames(pks) when profiles of new keys arrived, onclosed(reason).
+ * onnames(pks) when profiles of new keys arrived, oneose() after the
+ * stored events since then, onclosed(reason).
  * It returns the subscription ({close()}).
  */
-export function follow (hub, model, channelIds, { since, onevent = () => {}, onreadstate = () => {}, onchannels = () => {}, onnames = () => {}, onclosed = () => {} } = {}) {
+export function follow (hub, model, channelIds, { since, onevent = () => {}, onreadstate = () => {}, onchannels = () => {}, onnames = () => {}, oneose = () => {}, onclosed = () => {} } = {}) {
   since = since ?? Math.floor(Date.now() / 1000) - 5
   const filters = [
     { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers], since },
@@ -25,6 +26,7 @@ export function follow (hub, model, channelIds, { since, onevent = () => {}, onr
   const asking = new Set()
   return hub.subscribe(filters, {
     onclosed,
+    oneose,
     onevent: ev => {
       if (ev.kind === KIND.ReadState) {
         const r = parseReadState(ev)

@@ -56,6 +56,11 @@ export class ChatView {
       own: (pk) => s.model.own(pk),
       name: (pk) => names.name(pk),
       label: (pk) => names.label(pk),
+      // the words an @mention of pk may be written as (its name and display name, as completion inserts them)
+      handles: (pk) => {
+        const p = names.byKey.get(pk);
+        return [p?.name, p?.display, names.own(pk)].filter(Boolean).map((n) => n.replace(/\s+/g, '_'));
+      },
       text: (row) => s.model.text(row),
       mentionName: (npub) => {
         try {

@@ -3,6 +3,10 @@
 // p-tags them), Up in an empty composer edits your last message.
 import { h, replace } from './dom.js';
 
+// handle is the word a completion inserts: the key's own name (an agent's
+// "helper", not its label "helper (alice's agent)").
+const handle = (it) => it.handle || it.name;
+
 /** Composer is a textarea with @ completion; opts: {complete(prefix), send(text, mentions), editLast(), typing(), placeholder}. */
 export class Composer {
   constructor(opts) {
@@ -46,7 +50,7 @@ export class Composer {
     if (!this.items.length) return this.hideList();
     this.sel = Math.min(this.sel, this.items.length - 1);
     replace(this.list, this.items.map((it, i) => h('li', { role: 'option', 'aria-selected': String(i === this.sel), 'data-testid': 'mention-option',
-      'data-pubkey': it.pubkey, onmousedown: (e) => { e.preventDefault(); this.pick(i); } }, '@' + it.name)));
+      'data-pubkey': it.pubkey, onmousedown: (e) => { e.preventDefault(); this.pick(i); } }, '@' + handle(it), handle(it) !== it.name ? h('span', { class: 'dim' }, ' ' + it.name) : null)));
     this.list.hidden = false;
   }
 
@@ -61,7 +65,7 @@ export class Composer {
     const w = this.word();
     if (!it || !w) return;
     const v = this.area.value;
-    const name = /\s/.test(it.name) ? it.name.replace(/\s+/g, '_') : it.name;
+    const name = handle(it).replace(/\s+/g, '_');
     const before = v.slice(0, w.start) + '@' + name + ' ';
     this.area.value = before + v.slice(this.area.selectionStart);
     this.area.setSelectionRange(before.length, before.length);

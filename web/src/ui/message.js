@@ -13,8 +13,8 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  * means the node can be reused as it is.
  */
 export function signature(row, view) {
-  return JSON.stringify([row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.replies, row.last_reply,
-    view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text]);
+  return JSON.stringify([row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
+    view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned]);
 }
 
 function reactionChips(row, ctx) {
@@ -26,6 +26,15 @@ function reactionChips(row, ctx) {
       'aria-pressed': String(mine), title: who, 'aria-label': `${r.emoji} ${r.count}: ${who}`,
       onclick: () => ctx.toggleReaction(row, r.emoji, mine) }, `${r.emoji} ${r.count}`);
   }));
+}
+
+// receiptWords says where an agent's answer to a row stands.
+const receiptWords = { queued: 'queued', working: 'working…', answered: 'answered', failed: 'failed', 'not-answered': 'not answering' };
+
+function receiptBadges(row, ctx) {
+  if (!row.receipts?.length) return null;
+  return h('div', { class: 'receipts' }, row.receipts.map((r) => h('span', { class: 'receipt', 'data-testid': 'receipt', 'data-agent': r.agent, 'data-status': r.status,
+    title: r.reason || '' }, `${ctx.name(r.agent)}: ${receiptWords[r.status] || r.status}`, r.reason && /failed|not-answered/.test(r.status) ? ` (${r.reason})` : '')));
 }
 
 function picker(row, ctx, close) {
@@ -68,10 +77,10 @@ export function messageNode(row, view, ctx) {
   node.append(h('div', { class: 'meta' }, h('span', { class: 'author' }, view.author), time));
   const body = h('div', { class: 'body', 'data-testid': 'message-text' });
   if (row.deleted) body.append('(message deleted)');
-  else body.append(renderText(view.text, ctx));
+  else body.append(renderText(view.text, { ...ctx, mentioned: new Set(view.mentioned.map((n) => n.toLowerCase())) }));
   if (row.edited) body.lastElementChild?.append(h('span', { class: 'edited', title: row.edited_at ? 'edited ' + fullTime(row.edited_at) : 'edited' }, '(edited)'));
   node.append(body);
-  if (!row.deleted) node.append(reactionChips(row, ctx) || '');
+  if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '');
   if (!view.inThread && row.replies > 0) {
     const n = row.replies === 1 ? '1 reply' : `${row.replies} replies`;
     node.append(h('button', { type: 'button', class: 'link thread-link', 'data-testid': 'thread-replies', 'data-replies': row.replies,

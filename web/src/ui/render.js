@@ -6,11 +6,31 @@ import { parse, safeUrl } from './markdown.js';
 
 const inlineTags = { b: 'strong', i: 'em', s: 'del' };
 
+// mentionRe finds @name words in plain text.
+const mentionRe = /(^|[^\w@])@([\p{L}\p{N}_.-]+)/gu;
+
+// textWithMentions shows the @name words that name a mentioned key
+// (opts.mentioned, lower-case names) as mentions.
+function textWithMentions(v, opts) {
+  if (!opts.mentioned?.size) return v;
+  const out = [];
+  let at = 0;
+  for (const m of v.matchAll(mentionRe)) {
+    const name = m[2].replace(/[.-]+$/, '');
+    if (!opts.mentioned.has(name.toLowerCase())) continue;
+    const start = m.index + m[1].length;
+    out.push(v.slice(at, start), h('span', { class: 'mention' }, '@' + name));
+    at = start + 1 + name.length;
+  }
+  out.push(v.slice(at));
+  return out;
+}
+
 function inlineNodes(tokens, opts) {
   return tokens.map((t) => {
     switch (t.t) {
       case 'text':
-        return t.v;
+        return textWithMentions(t.v, opts);
       case 'br':
         return h('br');
       case 'code':
@@ -30,7 +50,8 @@ function inlineNodes(tokens, opts) {
 
 /**
  * renderText returns a fragment for a message's text. opts.mentionName(npub)
- * names a mentioned key.
+ * names a mentioned key; opts.mentioned (a Set of lower-case names) marks
+ * the @name words of the row's mentions.
  */
 export function renderText(text, opts = {}) {
   const frag = document.createDocumentFragment();

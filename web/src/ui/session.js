@@ -66,7 +66,7 @@ export class Session {
     // Unread counts need the rows after each read position, not only the open channel's page.
     await Promise.all(this.channels.map((c) => loadUnread(this.hub, this.model, c.id, this.positions[c.id] || 0).catch(() => {})));
     const first = this.channels.find((c) => c.id === want) || this.channels.find((c) => this.unread(c.id).mentions) || this.channels[0];
-    if (first) await this.open(first.id);
+    if (first && !this.current) await this.open(first.id); // a channel the person opened meanwhile stays open
     this.changed();
   }
 

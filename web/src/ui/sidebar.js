@@ -6,19 +6,31 @@
 import { h, Keyed, place, replace } from './dom.js';
 import { elapsed } from './time.js';
 
-function item(c, s, go) {
+// channelItem is a channel's button, made once and brought up to date in
+// place (attributes and text), so the element under a pointer stays the same.
+function channelItem(c, s, go, keyed) {
   const u = s.unread(c.id);
   const label = (c.type === 'dm' ? '@ ' : '# ') + s.title(c.id);
-  const current = c.id === s.current;
-  return [JSON.stringify([label, u.unread, u.mentions, current]), () => {
-    const badges = [];
-    if (u.mentions) badges.push(h('span', { class: 'badge mentions', title: `${u.mentions} mentions` }, '@' + u.mentions));
-    if (u.unread) badges.push(h('span', { class: 'badge', title: `${u.unread} unread` }, String(u.unread)));
-    const a11y = [label, u.unread ? `${u.unread} unread` : '', u.mentions ? `${u.mentions} mentions` : ''].filter(Boolean).join(', ');
-    return h('li', null, h('button', { type: 'button', class: 'chan' + (u.unread ? ' has-unread' : ''), 'data-testid': 'channel-item',
-      'data-channel': c.id, 'data-unread': u.unread, 'data-mentions': u.mentions, 'aria-current': String(current), 'aria-label': a11y,
-      onclick: () => go(c.id) }, h('span', { class: 'name' }, label), badges));
-  }];
+  const li = keyed.node('c:' + c.id, '', () => h('li', null, h('button', { type: 'button', class: 'chan', 'data-testid': 'channel-item', 'data-channel': c.id,
+    onclick: () => go(c.id) }, h('span', { class: 'name' }), h('span', { class: 'badge mentions' }), h('span', { class: 'badge' }))));
+  const [btn] = li.children;
+  const [name, mentions, unread] = btn.children;
+  const sig = JSON.stringify([label, u.unread, u.mentions, c.id === s.current]);
+  if (btn.dataset.sig === sig) return li;
+  btn.dataset.sig = sig;
+  btn.classList.toggle('has-unread', u.unread > 0);
+  btn.dataset.unread = u.unread;
+  btn.dataset.mentions = u.mentions;
+  btn.setAttribute('aria-current', String(c.id === s.current));
+  btn.setAttribute('aria-label', [label, u.unread ? `${u.unread} unread` : '', u.mentions ? `${u.mentions} mentions` : ''].filter(Boolean).join(', '));
+  replace(name, label);
+  replace(mentions, u.mentions ? '@' + u.mentions : '');
+  mentions.hidden = !u.mentions;
+  mentions.title = `${u.mentions} mentions`;
+  replace(unread, u.unread ? String(u.unread) : '');
+  unread.hidden = !u.unread;
+  unread.title = `${u.unread} unread`;
+  return li;
 }
 
 function joinItem(c, join) {
@@ -27,16 +39,23 @@ function joinItem(c, join) {
     onclick: () => join(c.id) }, h('span', { class: 'name dim' }, '# ' + name), h('span', { class: 'dim' }, 'join')))];
 }
 
-function agentItem(pk, s, open, now) {
+// agentItem is an agent's button (⚠ while a permission request waits, its
+// working time), updated in place like channelItem.
+function agentItem(pk, s, open, now, keyed) {
   const w = s.model.live.working(pk, '', now);
   const pending = s.pendingOf(pk).length;
-  const name = s.model.names.name(pk);
+  const label = (pending ? '⚠ ' : '') + s.model.names.name(pk);
   const work = w.working ? `working ${elapsed(w.elapsed)}` : '';
-  const current = s.pane === 'agent:' + pk;
-  return [JSON.stringify([name, pending, work, current]), () => h('li', null, h('button', { type: 'button', class: 'chan', 'data-testid': 'agent-item',
-    'data-agent': pk, 'aria-current': String(current), onclick: () => open(pk) },
-  h('span', { class: 'name' }, (pending ? '⚠ ' : '') + name),
-  work ? h('span', { class: 'working', 'data-testid': 'agent-working', 'data-agent': pk }, work) : null))];
+  const current = String(s.pane === 'agent:' + pk);
+  const li = keyed.node('a:' + pk, '', () => h('li', null, h('button', { type: 'button', class: 'chan', 'data-testid': 'agent-item', 'data-agent': pk,
+    onclick: () => open(pk) }, h('span', { class: 'name' }), h('span', { class: 'working', 'data-testid': 'agent-working', 'data-agent': pk }))));
+  const [btn] = li.children;
+  const [name, working] = btn.children;
+  btn.setAttribute('aria-current', current);
+  if (name.textContent !== label) replace(name, label);
+  if (working.textContent !== work) replace(working, work);
+  working.hidden = !work;
+  return li;
 }
 
 /** Sidebar renders session s into el; actions: open(ch), join(ch), openAgent(pk), signOut(). */
@@ -60,17 +79,22 @@ export class Sidebar {
     replace(el, [this.streams, this.dms, this.others, this.agents].map((x) => [x.head, x.list]), foot);
   }
 
-  fill(sec, entries, prefix) {
-    place(sec.list, entries.map(([key, [sig, make]]) => this.keyed.node(prefix + key, sig, make)));
-    sec.head.hidden = sec.list.hidden = entries.length === 0 && sec !== this.streams;
+  fill(sec, nodes) {
+    place(sec.list, nodes);
+    sec.head.hidden = sec.list.hidden = nodes.length === 0 && sec !== this.streams;
+  }
+
+  keyedAll(entries, prefix) {
+    return entries.map(([key, [sig, make]]) => this.keyed.node(prefix + key, sig, make));
   }
 
   render(s, now) {
     const a = this.actions;
-    this.fill(this.streams, s.channels.filter((c) => c.type !== 'dm').map((c) => [c.id, item(c, s, a.open)]), 'c:');
-    this.fill(this.dms, s.channels.filter((c) => c.type === 'dm').map((c) => [c.id, item(c, s, a.open)]), 'c:');
-    this.fill(this.others, s.others.map((c) => [c.id, joinItem(c, a.join)]), 'j:');
-    this.fill(this.agents, s.agents.list().map((pk) => [pk, agentItem(pk, s, a.openAgent, now)]), 'a:');
+    const chan = (c) => channelItem(c, s, a.open, this.keyed);
+    this.fill(this.streams, s.channels.filter((c) => c.type !== 'dm').map(chan));
+    this.fill(this.dms, s.channels.filter((c) => c.type === 'dm').map(chan));
+    this.fill(this.others, this.keyedAll(s.others.map((c) => [c.id, joinItem(c, a.join)]), 'j:'));
+    this.fill(this.agents, s.agents.list().map((pk) => agentItem(pk, s, a.openAgent, now, this.keyed)));
     this.keyed.sweep();
     const label = s.model.names.label(s.self);
     if (this.who.textContent !== label) replace(this.who, label);

@@ -102,6 +102,7 @@ export class Timeline {
       mentionsMe: c.mentionsMe(row),
       inThread: !!opts.inThread,
       text: row.deleted ? '' : c.text(row),
+      mentioned: (row.mentions || []).flatMap((pk) => c.handles(pk)),
     };
   }
 
