@@ -124,6 +124,20 @@ func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, 
 }
 
 // runner is one configured agent: its hub connection, pool and queue.
+//
+// A turn's output takes two paths, which never mix:
+//
+//   - The reply: the agent_message_chunk text of the turn's own session,
+//     received while its prompt is in flight, is gathered in turn.text
+//     (sessionUpdate); when the prompt returns, runTurn posts it once as the
+//     reply, an ordinary kind 9 in the channel (postReply, then the
+//     receipts). A turn the agent runs on its own (a steer) gathers its
+//     text in untracked.go instead. Nothing partial reaches the channel.
+//   - Observer frames: every raw JSON-RPC line, both directions, in wire
+//     order (routeLine), goes NIP-44-sealed to the owner and the owner's
+//     watching devices alone (observer.go), named by the turn's id, or
+//     load:<session> for a session/load's replay. They are never posted to
+//     the channel and never make the reply.
 type runner struct {
 	cfg    *AgentConfig
 	to     Target
@@ -139,7 +153,7 @@ type runner struct {
 	status *statusBoard // what the agent status says
 	cache  *ctxCache    // the chat model prompt contexts are built from
 	start  time.Time
-	work   chan func(context.Context) // for the dispatcher goroutine
+	events chan event // for the dispatcher goroutine (events.go)
 	closed chan struct{}
 
 	hubMu sync.Mutex
@@ -190,7 +204,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	}
 	to.Log = log.With("hub", strings.Join(to.URLs, ","))
 	r := &runner{cfg: a, to: to, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
-		ck: ck, state: state, start: time.Now(), work: make(chan func(context.Context), 1024), closed: make(chan struct{}),
+		ck: ck, state: state, start: time.Now(), events: make(chan event, 1024), closed: make(chan struct{}),
 		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]memberEntry{}, loose: map[string]*untracked{}}
 	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
 		if err := r.writeMCPKey(); err != nil {
@@ -200,6 +214,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
 	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
 	r.d = newDispatch(a.Processes)
+	r.d.start = r.startTurn
 	return r, nil
 }
 

@@ -36,6 +36,9 @@ type dispatch struct {
 	affinity map[string]int       // channel -> slot
 	inFlight map[string][]Mention // channel -> batch being answered
 	overflow map[string]bool      // channel+author told that the queue is full
+	// start runs a batch's turn on slot s (its process p) away from the
+	// dispatcher, which hears of its end as a turnEnded event.
+	start func(ctx context.Context, s *slot, p *agentProc, ch string, batch []Mention)
 }
 
 func newDispatch(n int) dispatch {
@@ -55,15 +58,8 @@ const (
 	turnWedged                      // the process is stuck: killed, reply posted
 )
 
-// do runs fn on the dispatcher goroutine (dropped once it has stopped).
-func (r *runner) do(fn func(ctx context.Context)) {
-	select {
-	case r.work <- fn:
-	case <-r.closed:
-	}
-}
-
-// dispatchLoop owns the queue and the slots.
+// dispatchLoop owns the queue and the slots: it handles the dispatcher's
+// events (events.go) one at a time until ctx ends.
 func (r *runner) dispatchLoop(ctx context.Context) {
 	defer close(r.closed)
 	for i := range r.d.slots {
@@ -73,8 +69,8 @@ func (r *runner) dispatchLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case fn := <-r.work:
-			fn(ctx)
+		case ev := <-r.events:
+			r.handleEvent(ctx, ev)
 		}
 	}
 }
@@ -91,31 +87,34 @@ func (r *runner) spawnSlot(ctx context.Context, s *slot, delay time.Duration) {
 		case <-time.After(delay):
 		}
 		p, err := startAgent(ctx, append(append([]string(nil), r.opt.Guard...), r.cfg.Command...), r.cfg.Cwd, r.cfg.Env, r.cfg.AuthMethod, r.opt.Stderr, r)
-		r.do(func(ctx context.Context) {
-			if err != nil {
-				r.log.Error("agent process failed to start", "slot", s.idx, "err", err)
-				r.slotFailed(ctx, s)
-				return
-			}
-			s.p, s.state = p, slotReady
-			r.log.Info("agent process ready", "slot", s.idx, "pid", p.Pid(), "agent", p.info.Name, "version", p.info.Version,
-				"loadSession", p.info.LoadSession, "steering", p.info.Steering)
-			go r.watchExit(s, p)
-			r.pump(ctx)
-		})
+		r.send(processUp{s, p, err})
 	}()
 }
 
-// watchExit notices a process that dies while idle.
-func (r *runner) watchExit(s *slot, p *agentProc) {
-	<-p.exited
-	r.do(func(ctx context.Context) {
-		if s.p == p && s.state == slotReady {
-			r.log.Warn("agent process exited while idle", "slot", s.idx, "err", p.err)
-			s.p = nil
-			r.slotFailed(ctx, s)
-		}
-	})
+// processStarted puts a started process in its slot, or counts a failed
+// start against the slot's breaker.
+func (r *runner) processStarted(ctx context.Context, e processUp) {
+	s, p := e.s, e.p
+	if e.err != nil {
+		r.log.Error("agent process failed to start", "slot", s.idx, "err", e.err)
+		r.slotFailed(ctx, s)
+		return
+	}
+	s.p, s.state = p, slotReady
+	r.log.Info("agent process ready", "slot", s.idx, "pid", p.Pid(), "agent", p.info.Name, "version", p.info.Version,
+		"loadSession", p.info.LoadSession, "steering", p.info.Steering)
+	go func() { <-p.exited; r.send(processExit{s, p}) }()
+	r.pump(ctx)
+}
+
+// processExited retires a process that died while idle (one that died in
+// a turn is the turn's to report).
+func (r *runner) processExited(ctx context.Context, e processExit) {
+	if s := e.s; s.p == e.p && s.state == slotReady {
+		r.log.Warn("agent process exited while idle", "slot", s.idx, "err", e.p.err)
+		s.p = nil
+		r.slotFailed(ctx, s)
+	}
 }
 
 // slotFailed records a crash in the slot's breaker and schedules a respawn.
@@ -134,9 +133,9 @@ func (r *runner) slotFailed(ctx context.Context, s *slot) {
 
 // slotFor picks the process for a channel: its affinity slot if idle (wait
 // while it is busy), else the idle slot with the fewest channels.
-func (r *runner) slotFor(channel string) *slot {
-	if i, ok := r.d.affinity[channel]; ok {
-		switch s := r.d.slots[i]; s.state {
+func (d *dispatch) slotFor(channel string) *slot {
+	if i, ok := d.affinity[channel]; ok {
+		switch s := d.slots[i]; s.state {
 		case slotReady:
 			return s
 		case slotBusy:
@@ -144,7 +143,7 @@ func (r *runner) slotFor(channel string) *slot {
 		}
 	}
 	var best *slot
-	for _, s := range r.d.slots {
+	for _, s := range d.slots {
 		if s.state == slotReady && (best == nil || s.pinned < best.pinned) {
 			best = s
 		}
@@ -155,45 +154,50 @@ func (r *runner) slotFor(channel string) *slot {
 // pump starts turns while a channel has work and a process is free. With
 // every slot's breaker open, waiting batches get a failure reply.
 func (r *runner) pump(ctx context.Context) {
+	d := &r.d
 	for {
-		ch, batch := r.d.q.Next(func(ch string) bool { return r.slotFor(ch) != nil })
+		ch, batch := d.q.Next(func(ch string) bool { return d.slotFor(ch) != nil })
 		if ch == "" {
 			break
 		}
-		s := r.slotFor(ch)
-		if i, ok := r.d.affinity[ch]; !ok || i != s.idx {
+		s := d.slotFor(ch)
+		if i, ok := d.affinity[ch]; !ok || i != s.idx {
 			if ok {
-				r.d.slots[i].pinned--
+				d.slots[i].pinned--
 			}
-			r.d.affinity[ch] = s.idx
+			d.affinity[ch] = s.idx
 			s.pinned++
 		}
 		s.state = slotBusy
-		r.d.inFlight[ch] = batch
-		p := s.p
-		go func() {
-			out := r.runTurn(ctx, s, p, ch, batch)
-			r.do(func(ctx context.Context) { r.turnDone(ctx, s, p, ch, batch, out) })
-		}()
+		d.inFlight[ch] = batch
+		d.start(ctx, s, s.p, ch, batch)
 	}
 	defer r.noteDispatch()
-	if r.d.q.Len() > 0 && r.allOpen() {
+	if d.q.Len() > 0 && d.allOpen() {
 		for {
-			ch, batch := r.d.q.Next(func(string) bool { return true })
+			ch, batch := d.q.Next(func(string) bool { return true })
 			if ch == "" {
 				break
 			}
-			r.d.inFlight[ch] = batch
+			d.inFlight[ch] = batch
 			go func() {
 				r.postFailure(ctx, batch, "the agent keeps crashing; its circuit breaker is open. Please re-send later.")
-				r.do(func(ctx context.Context) { r.finish(ch, batch) })
+				r.send(failurePosted{ch, batch, false})
 			}()
 		}
 	}
 }
 
-func (r *runner) allOpen() bool {
-	for _, s := range r.d.slots {
+// startTurn is dispatch.start: the turn runs on its own goroutine.
+func (r *runner) startTurn(ctx context.Context, s *slot, p *agentProc, ch string, batch []Mention) {
+	go func() {
+		out := r.runTurn(ctx, s, p, ch, batch)
+		r.send(turnEnded{s, p, ch, batch, out})
+	}()
+}
+
+func (d *dispatch) allOpen() bool {
+	for _, s := range d.slots {
 		if s.state != slotOpen {
 			return false
 		}
@@ -221,7 +225,7 @@ func (r *runner) turnDone(ctx context.Context, s *slot, p *agentProc, ch string,
 			go func() {
 				why := fmt.Errorf("the agent crashed %d times on this request (%v). Please re-send", batch[0].Attempts, p.err)
 				r.postFailure(ctx, batch, failureText("the agent failed", why, p.stderr, r.cfg.Env))
-				r.do(func(ctx context.Context) { r.finish(ch, batch); r.pump(ctx) })
+				r.send(failurePosted{ch, batch, true})
 			}()
 		} else {
 			r.log.Warn("turn lost to a crash; retrying on a fresh process", "channel", ch, "attempt", batch[0].Attempts)

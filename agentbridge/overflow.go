@@ -29,18 +29,19 @@ func keepContent(s string) string {
 
 // enqueue hands a mention to the dispatcher, which queues it unless a queue
 // limit refuses it (see overflow).
-func (r *runner) enqueue(m Mention) {
-	r.do(func(ctx context.Context) {
-		if why := r.d.q.Full(m); why != "" {
-			r.overflow(ctx, m, why)
-			return
-		}
-		delete(r.d.overflow, overflowKey(m))
-		if r.d.q.Push(m) {
-			r.receipt([]Mention{m}, kinds.ReceiptQueued, "", "")
-			r.pump(ctx)
-		}
-	})
+func (r *runner) enqueue(m Mention) { r.send(mentionIn{m}) }
+
+// queueMention is enqueue on the dispatcher goroutine.
+func (r *runner) queueMention(ctx context.Context, m Mention) {
+	if why := r.d.q.Full(m); why != "" {
+		r.overflow(ctx, m, why)
+		return
+	}
+	delete(r.d.overflow, overflowKey(m))
+	if r.d.q.Push(m) {
+		r.receipt([]Mention{m}, kinds.ReceiptQueued, "", "")
+		r.pump(ctx)
+	}
 }
 
 func overflowKey(m Mention) string { return m.Channel + "\x00" + m.Author }

@@ -1,9 +1,11 @@
 package agentbridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ainb/hive/client"
@@ -135,4 +137,51 @@ func refusedNote(err error) string {
 		why = re.Reason
 	}
 	return clip("⚠️ (could not post the answer: the hub refused it: " + why + ")")
+}
+
+// postReply posts the reply of a batch, then a pointer to it in every other
+// thread the batch touches, and records the batch as answered. A reply the
+// hub refuses for good (invalid:, restricted:, ...: retrying cannot change
+// it) is replaced by a short failure reply with the same tags, so the
+// mention is still answered once; transient errors are retried by publish.
+// Each mention then gets its receipt: answered, or failed with the reason.
+func (r *runner) postReply(ctx context.Context, batch []Mention, text string) {
+	r.postAnswer(ctx, batch, text, "")
+}
+
+// postFailure posts a failure reply (a reply like any other, so the mention
+// is answered once) and failed receipts with the reason.
+func (r *runner) postFailure(ctx context.Context, batch []Mention, why string) {
+	r.postAnswer(ctx, batch, "⚠️ "+why, why)
+}
+
+// postAnswer is postReply with failed = the reason when the text reports a
+// failure.
+func (r *runner) postAnswer(ctx context.Context, batch []Mention, text, failed string) {
+	ev := replyEvent(batch, text)
+	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
+	defer cancel()
+	err := r.publish(pctx, ev)
+	if err != nil && refusedForGood(err) {
+		r.log.Warn("the hub refused the reply; posting a failure reply instead", "channel", batch[0].Channel, "bytes", len(ev.Content), "err", err)
+		ev = replyEvent(batch, refusedNote(err))
+		failed = strings.TrimPrefix(ev.Content, "⚠️ ")
+		err = r.publish(pctx, ev)
+	}
+	if err != nil {
+		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
+		r.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
+		return
+	}
+	for _, ptr := range pointerEvents(batch, ev) {
+		if err := r.publish(pctx, ptr); err != nil {
+			r.log.Error("posting a pointer to the reply failed", "channel", batch[0].Channel, "err", err)
+		}
+	}
+	r.state.MarkAnswered(batch, 0)
+	if failed != "" {
+		r.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
+	} else {
+		r.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
+	}
 }

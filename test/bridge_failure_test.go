@@ -35,6 +35,11 @@ func TestBridgeSessionFailureSaysWhy(t *testing.T) {
 	if strings.Contains(r.Content, work) {
 		t.Errorf("the failure reply shows a value of the config's env: %s", work)
 	}
+	// the asker sees the failure on the mention too: a failed receipt with the reason
+	rs := e.waitReceipt(t, e.agent.pk, m.ID, b)
+	if last := rs[len(rs)-1]; !strings.HasPrefix(last, "failed "+r.ID+": the agent could not open a session: Internal error") || strings.Contains(last, work) {
+		t.Errorf("the last receipt: %q", last)
+	}
 	if t.Failed() {
 		t.Fatalf("reply:\n%s\nbridge log:\n%s", r.Content, b.logs())
 	}

@@ -187,4 +187,21 @@ func TestBridgeClaudeHivePostMessage(t *testing.T) {
 	if n != 10 {
 		t.Fatalf("%d tool posts on the hub, want 10", n)
 	}
+
+	// The write tools cannot reach the private channel the agent is not in.
+	calls := fmt.Sprintf(`[[hive:post_message:{"channel":"secret","text":"leak"}]] [[hive:post_message:{"thread":%q,"text":"leak"}]] [[hive:react:{"event_id":%q,"emoji":"+"}]]`, w.secret.ID, w.secret.ID)
+	m2 := e.mention(t, e.a, e.alice, "room", "now write in secret "+calls, nostr.Tag{"e", w.root.ID, "", "root"})
+	r2 := ""
+	for deadline := time.Now().Add(120 * time.Second); r2 == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		for _, ev := range e.replies(t, "room") {
+			if strings.HasPrefix(ev.Content, "tool results: ") && ev.Tags.ContainsAny("e", []string{m2.ID}) {
+				r2 = ev.Content
+			}
+		}
+	}
+	unreadable := "the hub refused: restricted: event " + w.secret.ID + " is not readable by you"
+	want := "tool results: post_message: no channel \"secret\" that you can see (see `hive channel list`) || post_message: " + unreadable + " || react: " + unreadable
+	if r2 != want {
+		t.Fatalf("the write tools on the private channel:\n got %q\nwant %q\nmock log: %v", r2, want, mock.Log())
+	}
 }

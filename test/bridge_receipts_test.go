@@ -116,6 +116,17 @@ func TestBridgeReceiptFailed(t *testing.T) {
 	if !strings.Contains(strings.Join(rs, " | "), "queued: the agent crashed (") {
 		t.Fatalf("no requeued receipt after a crash: %q", rs)
 	}
+	// three crashes in a minute opened the slot's breaker: hive agent list says so, with the last error
+	aliceKey := e.saveKey(t, "alice", e.alice)
+	list := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		if list = hiveCmd(t, "agent", "list", "--hub", e.h.URL, "--key", aliceKey); strings.Contains(list, "breaker open, last error ") {
+			break
+		}
+	}
+	if !strings.Contains(list, "idle, queue 0, breaker open, last error ") || !strings.Contains(list, ": the agent failed: the agent crashed 3 times on this request") {
+		t.Fatalf("hive agent list after the crashes:\n%s", list)
+	}
 }
 
 // A mention the agent will not answer is never silent: bob (not the owner,
