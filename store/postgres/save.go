@@ -18,7 +18,10 @@ import (
 // stored, and a failure aborts the transaction, which the commit reports);
 // any other row's asks whether it was stored (one round trip).
 func (d *db) Insert(wtx store.WriteTx, row store.Row) (int64, error) {
-	tx := wtx.(*Tx)
+	tx, ok := wtx.(*Tx)
+	if !ok {
+		return 0, fmt.Errorf("insert: not the writer's transaction (%T)", wtx)
+	}
 	ev := row.Event
 	names, values := make([]string, len(row.Tags)), make([]string, len(row.Tags))
 	for i, k := range row.Tags {
