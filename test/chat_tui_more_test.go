@@ -17,7 +17,9 @@ import (
 
 // Scrollback: a channel of 150 messages, then 260 in one second (more than
 // two pages) is paged from the hub with PgUp to its first message (the screen there shows them in order, none twice),
-// and End jumps back to the newest.
+// and End jumps back to the newest. Then Ctrl-F finds in what is loaded:
+// Enter shows the newest match with its count, Up the older one, Esc goes
+// back to the newest rows.
 func TestChatTUIScrollback(t *testing.T) {
 	w := newChatWorld(t)
 	bob := w.client(t, "bob")
@@ -55,6 +57,20 @@ func TestChatTUIScrollback(t *testing.T) {
 	alice.keys("End")
 	alice.waitFor("the newest again", func(s string) bool {
 		return strings.Contains(s, "scroll 259") && !strings.Contains(s, "scrolled up")
+	})
+	alice.keys("C-f")
+	alice.keys("-l", "EARLY 00")
+	alice.waitText("find: EARLY 00▏ · 10 matches · Enter jumps to the newest")
+	alice.keys("Enter")
+	s = alice.waitText("match 1 of 10 · Enter/↑ older", "early 009")
+	if strings.Contains(s, "scroll 259") {
+		t.Fatalf("the match did not scroll the view:\n%s", s)
+	}
+	alice.keys("Up")
+	alice.waitText("match 2 of 10 · Enter/↑ older", "early 008")
+	alice.keys("Escape")
+	alice.waitFor("the newest after Esc", func(s string) bool {
+		return strings.Contains(s, "scroll 259") && !strings.Contains(s, "find:") && !strings.Contains(s, "scrolled up")
 	})
 }
 

@@ -40,6 +40,7 @@ func actions() []action {
 		{"select_down", []string{"ctrl+down", "alt+j"}, "select the message below"},
 		{"agent", []string{"ctrl+g"}, "open the agent pane (your agent's live transcript; 1-9 answer a permission request)"},
 		{"thread", []string{"ctrl+t"}, "open the thread of the selected (else last) message"},
+		{"find", []string{"ctrl+f"}, "find in the open channel's loaded messages: type, Enter or Up the next older match, Down or Alt-Enter the newer, Esc back (/search searches the hub)"},
 		{"page_up", []string{"pgup"}, "scroll up a page (loads older history at the top)"},
 		{"page_down", []string{"pgdown"}, "scroll down a page"},
 		{"bottom", []string{"end"}, "jump to the newest message"},

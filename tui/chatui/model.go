@@ -85,11 +85,13 @@ type Model struct {
 	sideLines []string    // channel id per sidebar line (mouse clicks)
 	pane      *agentPane  // the member's own agent's live transcript, nil without one
 	search    *searchView // the last /search's results while shown
+	finding   *finder     // the find prompt while open
 	help      bool
 	helpTop   int                 // the help's first line shown
 	version   int                 // bumped by every change of what the timeline shows
 	drawn     renderKey           // what the timeline was last rendered from
 	drawnRows map[string][]string // rendered rows by everything their look depends on
+	rowAt     map[string]int      // the timeline line each rendered row starts on
 	md        *markdown
 	blurred   bool // the terminal lost focus: nothing is marked read
 	info      string

@@ -135,7 +135,7 @@ func TestSlashCommands(t *testing.T) {
 func TestKeyMapAndHelp(t *testing.T) {
 	w := newWorld(t)
 	home := t.TempDir()
-	os.WriteFile(filepath.Join(home, KeysFile), []byte("[keys]\nnext_channel = [\"ctrl+f\"]\n"), 0o600)
+	os.WriteFile(filepath.Join(home, KeysFile), []byte("[keys]\nnext_channel = [\"ctrl+b\"]\n"), 0o600)
 	km, err := LoadKeys(home)
 	if err != nil {
 		t.Fatal(err)
@@ -143,10 +143,10 @@ func TestKeyMapAndHelp(t *testing.T) {
 	tm := chatAs(t, w.alice, Options{Channel: "general", Keys: km})
 	waitOut(t, tm, "#general", "● connected")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlN}) // the default, now unbound
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlB})
 	waitOut(t, tm, "#random")
 	tm.Type("?")
-	waitOut(t, tm, "ctrl+f", "next channel", "Esc, ? or q closes this help")
+	waitOut(t, tm, "ctrl+b", "next channel", "Esc, ? or q closes this help")
 	tm.Send(tea.KeyMsg{Type: tea.KeyPgDown}) // the commands, below the keys
 	waitOut(t, tm, "/react EMOJI", "/steer TEXT", "/create NAME [--private]")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
@@ -154,9 +154,9 @@ func TestKeyMapAndHelp(t *testing.T) {
 	tm.Send(enter)
 	final := tm.FinalModel(t).(*Model)
 	if final.cur != "random" || final.help {
-		t.Fatalf("after ctrl+f and Esc: channel %q, help %v", final.cur, final.help)
+		t.Fatalf("after ctrl+b and Esc: channel %q, help %v", final.cur, final.help)
 	}
-	if !slices.Contains(final.keys["next_channel"].Keys(), "ctrl+f") {
+	if !slices.Contains(final.keys["next_channel"].Keys(), "ctrl+b") {
 		t.Fatal("key map lost the binding")
 	}
 }

@@ -55,23 +55,31 @@ type renderKey struct {
 	atStart                               bool
 	cur, thread, selected, divider, focus string
 	day                                   int
+	find                                  string
 }
 
 // refresh renders the open view into the timeline viewport, keeping the
 // bottom in view when it was there; unchanged input is not rendered again.
 func (m *Model) refresh() {
 	m.layout()
-	k := renderKey{m.version, m.timeline.Width, m.timeline.Height, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay()}
-	if k == m.drawn {
-		return
+	k := renderKey{m.version, m.timeline.Width, m.timeline.Height, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay(), m.findState()}
+	if k != m.drawn {
+		m.drawn = k
+		m.render()
 	}
-	m.drawn = k
+	m.findScroll(m.rowAt)
+}
+
+// render sets the timeline's content from the open view.
+func (m *Model) render() {
 	atBottom := m.timeline.AtBottom() || m.timeline.TotalLineCount() == 0
 	total, offset := m.timeline.TotalLineCount(), m.timeline.YOffset
-	lines := m.lines(m.rows(), m.timeline.Width, m.thread != "")
+	m.rowAt = map[string]int{}
+	var lines []string
 	if s := m.startLine(); s != "" {
-		lines = append([]string{s}, lines...)
+		lines = append(lines, s)
 	}
+	lines = append(lines, m.linesAt(m.rows(), m.timeline.Width, m.thread != "", len(lines), m.rowAt)...)
 	m.timeline.SetContent(strings.Join(lines, "\n"))
 	switch {
 	case m.keepOffset && !atBottom:
@@ -84,6 +92,12 @@ func (m *Model) refresh() {
 
 // lines renders rows (and, in the channel view, the pending messages).
 func (m *Model) lines(rows []chat.Row, width int, inThread bool) []string {
+	return m.linesAt(rows, width, inThread, 0, nil)
+}
+
+// linesAt is lines, noting in at (unless nil) the line each row starts
+// on, counted from first.
+func (m *Model) linesAt(rows []chat.Row, width int, inThread bool, first int, at map[string]int) []string {
 	var out []string
 	var prev *chat.Row
 	labels := map[string]string{} // a name is looked up once a render
@@ -97,6 +111,9 @@ func (m *Model) lines(rows []chat.Row, width int, inThread bool) []string {
 		if !ok {
 			label = clean(m.chat.Names().Label(r.Author), false)
 			labels[r.Author] = label
+		}
+		if at != nil {
+			at[r.ID] = first + len(out)
 		}
 		out = append(out, m.rowLines(*r, prev, label, width)...)
 		prev = r
@@ -118,7 +135,11 @@ func (m *Model) lines(rows []chat.Row, width int, inThread bool) []string {
 func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []string {
 	when := stamp(r.CreatedAt.Time())
 	grouped := prev != nil && !prev.System && prev.Author == r.Author && r.CreatedAt.Time().Sub(prev.CreatedAt.Time()) < groupGap
-	selected := r.ID == m.selected && m.focus == onTimeline
+	selected := r.ID == m.selected && m.focus == onTimeline || m.finding != nil && r.ID == m.finding.at
+	found := ""
+	if m.findHit(r) {
+		found = m.finding.query
+	}
 	last := ""
 	if r.Replies > 0 && m.thread == "" {
 		if th := m.chat.Thread(r.ID); len(th) > 1 {
@@ -127,7 +148,7 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 		}
 	}
 	var k strings.Builder
-	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d", r.ID, m.chat.Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions))
+	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d\x00%s", r.ID, m.chat.Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions), found)
 	for _, x := range r.Reactions {
 		fmt.Fprintf(&k, "\x00%s %d", x.Emoji, x.Count)
 	}
@@ -135,7 +156,7 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 	if out, ok := m.drawnRows[key]; ok {
 		return out
 	}
-	out := m.drawRow(r, when, label, grouped, selected, last, width)
+	out := m.drawRow(r, rowLook{when, label, grouped, selected, last, found}, width)
 	if len(m.drawnRows) >= markdownCacheMax {
 		clear(m.drawnRows)
 	}
@@ -143,11 +164,21 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 	return out
 }
 
+// rowLook is what a row's look depends on besides the row: its time and
+// author label, whether it is grouped under the previous row's name or
+// selected, the latest reply's line, and the find query it matches.
+type rowLook struct {
+	when, label       string
+	grouped, selected bool
+	last, found       string
+}
+
 // drawRow renders one row (rowLines caches it).
-func (m *Model) drawRow(r chat.Row, when, label string, grouped, selected bool, last string, width int) []string {
+func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 	const indent = "      "
+	when, label, grouped, selected, last := look.when, look.label, look.grouped, look.selected, look.last
 	if r.System {
-		return wrap(dim.Render(when+" · "+clean(m.chat.Text(r), false)), width, indent)
+		return wrap(dim.Render(when+" · "+highlight(clean(m.chat.Text(r), false), look.found)), width, indent)
 	}
 	head := when + " " + nameSty.Render(label) + ": "
 	if grouped {
@@ -163,7 +194,7 @@ func (m *Model) drawRow(r chat.Row, when, label string, grouped, selected bool, 
 	case r.Deleted:
 		lines = wrap(head+dim.Render("(deleted)"), width, indent)
 	case !looksLikeMarkdown(text):
-		lines = wrap(head+text+edited, width, indent)
+		lines = wrap(head+highlight(text, look.found)+edited, width, indent)
 	default:
 		body := m.md.lines(text, width-len(indent))
 		body[len(body)-1] += edited

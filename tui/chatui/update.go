@@ -100,6 +100,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case editedMsg:
 		m.edited(msg)
 	default:
+		if shiftEnter(msg) && m.finding != nil {
+			m.findStep(1)
+			break
+		}
 		if shiftEnter(msg) && m.focus == onComposer {
 			m.composer.InsertRune('\n')
 			break
@@ -137,6 +141,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		case km.is(k, "page_down") || k.String() == " ":
 			m.helpTop += m.h - 2
 		}
+		return nil
+	case m.finding != nil && !km.is(k, "page_up") && !km.is(k, "page_down") && !km.is(k, "bottom"):
+		m.findKey(k)
+		return nil
+	case km.is(k, "find"):
+		m.openFind()
 		return nil
 	case km.is(k, "help") || (k.String() == "?" && m.composer.Value() == "" && m.focus == onComposer):
 		m.help = true

@@ -35,9 +35,12 @@ func (m *Model) View() string {
 	if info == "" && !m.timeline.AtBottom() {
 		info = "▲ scrolled up · " + m.keys["bottom"].Help().Key + " jumps to the newest"
 	}
-	if m.infoErr {
+	switch {
+	case m.finding != nil:
+		info = bold.Render(truncate(m.findLine(), mainW))
+	case m.infoErr:
 		info = errStyle.Render("✗ " + truncate(info, mainW-2))
-	} else {
+	default:
 		info = dim.Render(truncate(info, mainW))
 	}
 	main := lipgloss.JoinVertical(lipgloss.Left, m.header(mainW), body, info, m.composer.View())
