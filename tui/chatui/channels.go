@@ -129,7 +129,7 @@ func (m *Model) open(id string) {
 		delete(m.gone, m.cur)
 	}
 	m.cur, m.thread, m.selected, m.editing = id, "", "", ""
-	m.comp = completion{}
+	m.comp, m.finding = completion{}, nil
 	m.composer.SetValue(m.drafts[id])
 	m.divider = m.chat.Unread(id, m.rp).FirstUnread
 	m.refresh()

@@ -137,7 +137,7 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 	grouped := prev != nil && !prev.System && prev.Author == r.Author && r.CreatedAt.Time().Sub(prev.CreatedAt.Time()) < groupGap
 	selected := r.ID == m.selected && m.focus == onTimeline || m.finding != nil && r.ID == m.finding.at
 	found := ""
-	if m.findHit(r) {
+	if m.findHit(r) && !selected { // a reversed line keeps no marks inside (their reset would end it)
 		found = m.finding.query
 	}
 	last := ""
