@@ -2,6 +2,7 @@ package hub
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -74,6 +75,9 @@ func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event,
 		tags := nostr.Tags{{"h", c.id}, {"e", trigger.ID}}
 		if ch.target != "" {
 			tags = append(tags, nostr.Tag{"p", ch.target})
+		}
+		if ms, ok := kinds.Millis(trigger.Tags); ok { // and by its milliseconds, as its change is
+			tags = append(tags, nostr.Tag{kinds.MsTag, strconv.FormatInt(ms, 10)})
 		}
 		// The row is dated by what it reports, not by the state clock (which
 		// moves the replaceable snapshots a second on when two changes share
