@@ -195,13 +195,9 @@ func (s *Server) listMembers(ctx context.Context, _ *mcp.CallToolRequest, in mem
 
 func (s *Server) getEvent(ctx context.Context, _ *mcp.CallToolRequest, in eventIn) (*mcp.CallToolResult, any, error) {
 	c := s.cfg.Client
-	ev, err := c.Event(ctx, in.ID)
-	if err != nil {
-		return nil, nil, hubErr("get_event", err)
-	}
 	m := c.NewModel()
-	m.Apply(&ev)
-	if err := c.LoadOverlays(ctx, m, []nostr.Event{ev}); err != nil {
+	ev, err := c.LoadEvent(ctx, m, in.ID)
+	if err != nil {
 		return nil, nil, hubErr("get_event", err)
 	}
 	if err := c.LoadNames(ctx, m, client.KeysShown([]nostr.Event{ev})...); err != nil {

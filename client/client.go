@@ -34,6 +34,11 @@ type Options struct {
 	PingInterval time.Duration // client pings; a connection silent for 3 intervals is dropped (default 10 s)
 	Timeout      time.Duration // dial, AUTH and single write timeout (default 10 s)
 	Log          *slog.Logger  // default: discard
+
+	// ProfileCache keeps the kind 0 profiles LoadNames fetched for this long
+	// and answers later LoadNames from them (0: ask the hub every time). For
+	// a long-lived reader whose names may lag by that much (hive mcp).
+	ProfileCache time.Duration
 }
 
 func (o *Options) defaults() {
@@ -75,6 +80,8 @@ type Client struct {
 	wg   sync.WaitGroup
 
 	stamps stamper // times of the events Sign dates
+
+	profiles profileCache // Options.ProfileCache
 }
 
 // Dial connects to url and authenticates as keys; authTag, if not nil, is the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/identity"
@@ -73,7 +74,42 @@ func (c *Client) LoadOverlays(ctx context.Context, m *chat.Model, evs []nostr.Ev
 	for i, e := range evs {
 		ids[i] = e.ID
 	}
-	for hop := 0; hop < 2 && len(ids) > 0; hop++ {
+	return c.overlayHops(ctx, m, ids, 0)
+}
+
+// LoadEvent fetches the event id with its overlays into m, asking for the
+// event and its overlays in one REQ (then the deletions of those overlays).
+func (c *Client) LoadEvent(ctx context.Context, m *chat.Model, id string) (nostr.Event, error) {
+	evs, err := c.Query(ctx, nostr.Filter{IDs: []string{id}}, nostr.Filter{Kinds: OverlayKinds(), Tags: nostr.TagMap{"e": {id}}, Limit: 5000})
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	var found *nostr.Event
+	for i := range evs {
+		if evs[i].ID == id {
+			found = &evs[i]
+			m.Apply(found)
+		}
+	}
+	if found == nil {
+		return nostr.Event{}, wrap(ErrNotFound, fmt.Errorf("no event %s that you can read", id))
+	}
+	var next []string
+	for i := range evs {
+		if evs[i].ID != id {
+			m.Apply(&evs[i])
+			if evs[i].Kind != kinds.Deletion && evs[i].Kind != kinds.DeleteInChannel {
+				next = append(next, evs[i].ID)
+			}
+		}
+	}
+	return *found, c.overlayHops(ctx, m, next, 1)
+}
+
+// overlayHops loads the overlays of ids from the given hop on: hop 0 their
+// overlays by #e, hop 1 the deletions of those.
+func (c *Client) overlayHops(ctx context.Context, m *chat.Model, ids []string, hop int) error {
+	for ; hop < 2 && len(ids) > 0; hop++ {
 		var next []string
 		for chunk := range slices.Chunk(ids, 500) {
 			f := nostr.Filter{Kinds: OverlayKinds(), Tags: nostr.TagMap{"e": chunk}, Limit: 5000}
@@ -101,17 +137,31 @@ func (c *Client) LoadOverlays(ctx context.Context, m *chat.Model, evs []nostr.Ev
 func (c *Client) LoadNames(ctx context.Context, m *chat.Model, pks ...string) error {
 	for round := 0; round < 2; round++ {
 		var want []string
+		var profs []nostr.Event
+		now := time.Now()
 		for _, pk := range pks {
-			if !m.Names().Known(pk) && !slices.Contains(want, pk) {
-				want = append(want, pk)
+			if m.Names().Known(pk) || slices.Contains(want, pk) {
+				continue
 			}
+			if e, ok := c.profiles.get(pk, c.opts.ProfileCache, now); ok {
+				if e.ev != nil {
+					profs = append(profs, *e.ev)
+				}
+				m.Names().Seen(pk)
+				continue
+			}
+			want = append(want, pk)
 		}
-		if len(want) == 0 {
+		if len(want) > 0 {
+			asked, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: want})
+			if err != nil {
+				return fmt.Errorf("profiles: %w", err)
+			}
+			c.profiles.put(want, asked, c.opts.ProfileCache, now)
+			profs = append(profs, asked...)
+		}
+		if len(profs) == 0 && len(want) == 0 {
 			return nil
-		}
-		profs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: want})
-		if err != nil {
-			return fmt.Errorf("profiles: %w", err)
 		}
 		pks = nil // the owners to name next, never written over the caller's keys
 		for i := range profs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/ainb/hive/agentmcp"
 	"github.com/ainb/hive/client"
@@ -41,7 +42,7 @@ passes this command to every session it opens as the MCP server "hive".`,
 				return exitWith(exitUsage, fmt.Errorf("--tag %s: %w", tagFile, err))
 			}
 			ctx := cmd.Context()
-			c, err := client.Connect(ctx, client.Options{URLs: []string{hub}, Keys: keys, AuthTag: tag, Pin: pin})
+			c, err := client.Connect(ctx, client.Options{URLs: []string{hub}, Keys: keys, AuthTag: tag, Pin: pin, ProfileCache: mcpProfileCache})
 			if err != nil {
 				return err
 			}
@@ -62,3 +63,8 @@ passes this command to every session it opens as the MCP server "hive".`,
 	cmd.Flags().BoolVar(&write, "write", false, "offer post_message and react")
 	return cmd
 }
+
+// mcpProfileCache is how long hive mcp reuses a profile it fetched: names in
+// tool results may lag a rename by that much, and a tool call saves a hub
+// round trip or two.
+const mcpProfileCache = 30 * time.Second
