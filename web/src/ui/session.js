@@ -42,10 +42,12 @@ export class Session {
   }
 
   changed() {
-    if (this.pendingFrame) return;
+    if (this.pendingFrame || this.closed) return;
     this.pendingFrame = true;
     const run = () => {
       this.pendingFrame = false;
+      // a change queued before close() must not redraw a page that has moved on
+      if (this.closed) return;
       for (const fn of this.listeners) fn(this);
     };
     if (globalThis.requestAnimationFrame && !document.hidden) requestAnimationFrame(run);
@@ -217,6 +219,8 @@ export class Session {
   }
 
   close() {
+    this.closed = true;
+    this.listeners.clear();
     this.agents.close();
     this.following?.close();
     for (const off of this.unsub) off?.();
