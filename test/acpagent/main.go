@@ -344,10 +344,7 @@ func (a *agent) HandleExtensionMethod(ctx context.Context, method string, params
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, acp.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	a.mu.Lock()
-	s := a.sessions[p.SessionID]
-	running := s != nil && s.cancel != nil
-	a.mu.Unlock()
+	s, running := a.awaitPrompt(ctx, p.SessionID)
 	if s == nil {
 		return nil, acp.NewInvalidParams(map[string]any{"error": "unknown session"})
 	}
@@ -375,6 +372,25 @@ func (a *agent) HandleExtensionMethod(ctx context.Context, method string, params
 		return map[string]any{"outcome": "injected"}, nil
 	default:
 		return map[string]any{"outcome": "promptRequired"}, nil
+	}
+}
+
+// awaitPrompt returns the session and whether a prompt of it is running.
+// acp-go-sdk serves requests concurrently, so a steer the client sent just
+// after a prompt can be handled before that prompt's handler starts: an
+// idle session is given a moment for it, as a real agent that reads its
+// input in order would see the prompt first.
+func (a *agent) awaitPrompt(ctx context.Context, id string) (*session, bool) {
+	deadline := time.Now().Add(time.Second)
+	for {
+		a.mu.Lock()
+		s := a.sessions[id]
+		running := s != nil && s.cancel != nil
+		a.mu.Unlock()
+		if s == nil || running || time.Now().After(deadline) || ctx.Err() != nil {
+			return s, running
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
