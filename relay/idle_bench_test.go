@@ -161,12 +161,40 @@ func (h *benchHub) stop() {
 	h.cmd.Wait()
 }
 
-// openIdle opens n connections to url, each authenticated as sk with one
-// open REQ answered up to its EOSE, from workers dialers at a time.
+// openIdle opens n connections to url, each authenticated as sk, from
+// workers dialers at a time; then, as bench's idle workload does, sends every
+// connection's REQ at once and reads each answer up to its EOSE.
 func openIdle(url, sk string, n, workers int) ([]*websocket.Conn, error) {
 	d := &websocket.Dialer{ReadBufferSize: 1024, WriteBufferSize: 1024, HandshakeTimeout: 10 * time.Second}
-	req := []byte(`["REQ","live",{"#h":["bench"],"kinds":[9],"limit":0}]`)
 	conns := make([]*websocket.Conn, n)
+	err := eachConn(n, workers, func(i int) error {
+		ws, why, err := dialAuthed(d, url, sk)
+		if err == nil && why != "" {
+			err = fmt.Errorf("AUTH refused: %s", why)
+		}
+		conns[i] = ws
+		return err
+	})
+	if err == nil {
+		req := []byte(`["REQ","live",{"#h":["bench"],"kinds":[9],"limit":0}]`)
+		for _, ws := range conns {
+			if err = ws.WriteMessage(websocket.TextMessage, req); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = eachConn(n, workers, func(i int) error { return untilEOSE(conns[i]) })
+	}
+	if err != nil {
+		closeConns(conns)
+		return nil, err
+	}
+	return conns, nil
+}
+
+// eachConn runs fn for 0..n-1 on workers goroutines; it returns the first error.
+func eachConn(n, workers int, fn func(i int) error) error {
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -174,15 +202,7 @@ func openIdle(url, sk string, n, workers int) ([]*websocket.Conn, error) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
-				ws, why, err := dialAuthed(d, url, sk)
-				if err == nil && why != "" {
-					err = fmt.Errorf("AUTH refused: %s", why)
-				}
-				if err == nil {
-					conns[i] = ws
-					err = untilEOSE(ws, req)
-				}
-				if err != nil {
+				if err := fn(i); err != nil {
 					errs <- fmt.Errorf("connection %d: %w", i, err)
 					return
 				}
@@ -192,19 +212,15 @@ func openIdle(url, sk string, n, workers int) ([]*websocket.Conn, error) {
 	wg.Wait()
 	select {
 	case err := <-errs:
-		closeConns(conns)
-		return nil, err
+		return err
 	default:
-		return conns, nil
+		return nil
 	}
 }
 
-func untilEOSE(ws *websocket.Conn, req []byte) error {
+func untilEOSE(ws *websocket.Conn) error {
 	ws.SetReadDeadline(time.Now().Add(30 * time.Second))
 	defer ws.SetReadDeadline(time.Time{})
-	if err := ws.WriteMessage(websocket.TextMessage, req); err != nil {
-		return err
-	}
 	for {
 		_, msg, err := ws.ReadMessage()
 		if err != nil {
@@ -235,7 +251,7 @@ func BenchmarkIdleConns(b *testing.B) {
 		h := startBenchHub(b)
 		time.Sleep(time.Second)
 		before := h.stats(b)
-		conns, err := openIdle(h.url, sk, n, 16)
+		conns, err := openIdle(h.url, sk, n, 32)
 		if err != nil {
 			b.Fatal(err)
 		}
