@@ -75,21 +75,10 @@ func TestSlowReaderQueueBoundedThenCaughtUp(t *testing.T) {
 		t.Fatalf("queue peaked at %d events, %d bytes; bounds %d, %d", n, b, maxEvents, maxBytes)
 	}
 
-	next := func(within time.Duration) (nostr.Event, bool) {
-		select {
-		case ev, ok := <-sub.Events():
-			if !ok {
-				t.Fatalf("subscription ended: %v", sub.Err())
-			}
-			return ev, true
-		case <-time.After(within):
-			return nostr.Event{}, false
-		}
-	}
 	got := map[string]int{}
 	var order []nostr.Event
 	for len(order) < len(sent) {
-		ev, ok := next(30 * time.Second)
+		ev, ok := nextOf(t, sub, 30*time.Second)
 		if !ok {
 			t.Fatalf("only %d of %d messages delivered within 30 s of the last", len(order), len(sent))
 		}
@@ -114,7 +103,7 @@ func TestSlowReaderQueueBoundedThenCaughtUp(t *testing.T) {
 			t.Fatalf("delivery %d is %q, not %q", i, order[i].Content[:3], sent[i].Content[:3])
 		}
 	}
-	if ev, ok := next(time.Second); ok {
+	if ev, ok := nextOf(t, sub, time.Second); ok {
 		t.Fatalf("an extra delivery %q", ev.Content[:3])
 	}
 	for deadline := time.Now().Add(10 * time.Second); sub.Lagged(); time.Sleep(10 * time.Millisecond) {
@@ -126,7 +115,7 @@ func TestSlowReaderQueueBoundedThenCaughtUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev, ok := next(10 * time.Second); !ok || ev.ID != live.ID {
+	if ev, ok := nextOf(t, sub, 10*time.Second); !ok || ev.ID != live.ID {
 		t.Fatalf("after the catch-up: %q, %v; want the live message", ev.Content, ok)
 	}
 }

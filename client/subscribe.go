@@ -167,8 +167,17 @@ func (s *Subscription) req(filters []nostr.Filter) []any {
 
 // resubscribe sends the REQ on a new connection. A live subscription asks
 // only for what it may have missed: since = newest seen minus the skew margin,
-// without the original limit (the hub's own cap applies). A one-shot query
-// that lost its connection ends with ErrUnreachable.
+// without the original limit (the hub's own cap applies). That since would
+// also keep out every live event dated before it (the hub matches live events
+// against the whole filter): an author whose clock is behind, a message
+// signed offline and sent later. So each filter goes again as it was, with
+// limit 0 (live only), beside it, as long as the REQ keeps within
+// resubscribeFilters. A one-shot query that lost its connection ends with
+// ErrUnreachable.
+// resubscribeFilters is the most filters a resubscription sends: the hub's
+// default max_filters.
+const resubscribeFilters = 16
+
 func (s *Subscription) resubscribe(cn *conn) {
 	if !s.live {
 		s.c.dropSub(s)
@@ -186,6 +195,12 @@ func (s *Subscription) resubscribe(cn *conn) {
 			}
 			f.Limit = 0
 			filters[i] = f
+		}
+		if 2*len(s.filters) <= resubscribeFilters {
+			for _, f := range s.filters {
+				f.Limit, f.LimitZero = 0, true
+				filters = append(filters, f)
+			}
 		}
 	}
 	s.stored = nil
