@@ -186,7 +186,7 @@ func renderTable(c *config, res *results) string {
 	}
 
 	// fan-out
-	fanRows := func(wl string, get func(*serverResult) *fanoutResult) {
+	fanRows := func(wl string, get func(*serverResult) *fanoutResult, p99 time.Duration) {
 		fo := func(r *serverResult, f func(*fanoutResult) cell) cell {
 			if get(r) == nil {
 				return none()
@@ -199,7 +199,7 @@ func renderTable(c *config, res *results) string {
 		add(row{"", "delivery p99",
 			fo(h, func(x *fanoutResult) cell { return durCell(x.P99) }),
 			fo(p, func(x *fanoutResult) cell { return durCell(x.P99) }),
-			"< 50 ms", func(h, _ cell) bool { return h.ok && h.num < float64(50*time.Millisecond) }, true})
+			"< " + fmtDur(p99), func(h, _ cell) bool { return h.ok && h.num < float64(p99) }, true})
 		add(row{"", "missed deliveries",
 			fo(h, func(x *fanoutResult) cell { return intCell(x.Missed) }),
 			fo(p, func(x *fanoutResult) cell { return intCell(x.Missed) }), "0", zero, false})
@@ -209,14 +209,14 @@ func renderTable(c *config, res *results) string {
 		spread = fmt.Sprintf(" (hive: publisher on instance 1, subscribers spread over all %d)", c.hiveInstances)
 	}
 	fanRows(fmt.Sprintf("fan-out: 1 publisher, %s subscribers on one channel, %d events %s apart%s", fmtCount(c.fanoutSubs), c.fanoutEvents, c.fanoutSpacing, spread),
-		func(r *serverResult) *fanoutResult { return r.Fanout })
+		func(r *serverResult) *fanoutResult { return r.Fanout }, 15*time.Millisecond)
 	if h.FanoutCross != nil {
 		others := "instance 2"
 		if c.hiveInstances > 2 {
 			others = fmt.Sprintf("instances 2 to %d", c.hiveInstances)
 		}
 		fanRows(fmt.Sprintf("fan-out across instances: 1 publisher on instance 1, %s subscribers on %s, %d events %s apart", fmtCount(c.fanoutSubs), others, c.fanoutEvents, c.fanoutSpacing),
-			func(r *serverResult) *fanoutResult { return r.FanoutCross })
+			func(r *serverResult) *fanoutResult { return r.FanoutCross }, 50*time.Millisecond)
 	}
 
 	// idle
@@ -230,7 +230,7 @@ func renderTable(c *config, res *results) string {
 	add(row{wl, "RSS per connection",
 		id(h, func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }),
 		id(p, func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }),
-		"≤ 12 KB", func(h, _ cell) bool { return h.ok && h.num <= 12 }, true})
+		"≤ 8 KB", func(h, _ cell) bool { return h.ok && h.num <= 8 }, true})
 	add(row{"", "RSS before → after",
 		id(h, func(x *idleResult) cell {
 			return cell{fmt.Sprintf("%d → %d MB", x.RSSBefore/1024, x.RSSAfter/1024), 0, true}
