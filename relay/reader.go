@@ -158,9 +158,9 @@ func (c *Conn) readMessage(br *bufio.Reader) (int, []byte, error) {
 		}
 		switch {
 		case op == 0 && typ == 0:
-			return 0, nil, c.protocolError(errors.New("continuation frame outside a message"))
+			return 0, nil, c.protocolError(&frameError{"websocket frame: continuation frame outside a message"})
 		case op != 0 && typ != 0:
-			return 0, nil, c.protocolError(errors.New("new message inside a fragmented one"))
+			return 0, nil, c.protocolError(&frameError{"websocket frame: a new message inside a fragmented one"})
 		case op != 0:
 			typ = int(op)
 		}

@@ -85,10 +85,22 @@ func TestFramesRead(t *testing.T) {
 		t.Fatal("no pong for the ping between the fragments")
 	}
 
-	raw.Write(clientFrame(websocket.TextMessage, true, false, []byte(`["CLOSE","frag"]`)))
-	_, _, err = ws.ReadMessage()
+	refused(t, ws, clientFrame(websocket.TextMessage, true, false, []byte(`["CLOSE","frag"]`)), "a client's frames must be masked")
+	ws, _ = authed(t, url, sk)
+	refused(t, ws, clientFrame(0, true, true, []byte(`["CLOSE","frag"]`)), "continuation frame outside a message")
+	ws, _ = authed(t, url, sk)
+	refused(t, ws, append(clientFrame(websocket.TextMessage, false, true, []byte(`["CLO`)),
+		clientFrame(websocket.TextMessage, true, true, []byte(`SE","frag"]`))...), "a new message inside a fragmented one")
+}
+
+// refused writes frames on ws and expects the hub to close it for breaking rule.
+func refused(t *testing.T, ws *websocket.Conn, frames []byte, rule string) {
+	t.Helper()
+	ws.UnderlyingConn().Write(frames)
+	ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, _, err := ws.ReadMessage()
 	var ce *websocket.CloseError
-	if !errors.As(err, &ce) || ce.Code != websocket.CloseProtocolError || ce.Text != "invalid: websocket frame: a client's frames must be masked" {
-		t.Fatalf("after an unmasked frame: %v", err)
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseProtocolError || ce.Text != "invalid: websocket frame: "+rule {
+		t.Fatalf("after a frame that breaks %q: %v", rule, err)
 	}
 }
