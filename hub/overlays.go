@@ -104,10 +104,13 @@ func (t *tx) deleteInChannel(ev *nostr.Event) (*change, error) {
 	return nil, nil
 }
 
-// deletion (NIP-09): the store removes only the author's own events; the hub
-// refuses to delete the events its lasting state is built from, by id or by
-// address however spelled, and undoes the effect of the state events it lets
-// go. All targets are checked before any projection row changes.
+// deletion (NIP-09): a deletion may name only its signer's own events, by
+// id or by address (an owner or channel admin deletes with 9005 instead);
+// ids the hub does not have are let through (the store only ever removes
+// the signer's own events). The hub refuses to delete the events its
+// lasting state is built from, by id or by address however spelled, and
+// undoes the effect of the state events it lets go. All targets are checked
+// before any projection row changes.
 func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 	var ids []string
 	profileGone := false
@@ -123,10 +126,13 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 			if err != nil {
 				return nil, reject("invalid: %v", err)
 			}
-			if kinds.Classify(addr.Kind).Undeletable() {
-				return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", addr.Kind)
+			if addr.PubKey != ev.PubKey {
+				return nil, notYours("address " + tg[1])
 			}
-			if addr.Kind == kinds.Profile && addr.PubKey == ev.PubKey && addr.D == "" {
+			if kinds.Classify(addr.Kind).Undeletable() {
+				return nil, hubState(addr.Kind)
+			}
+			if addr.Kind == kinds.Profile && addr.D == "" {
 				gone, err := t.profileAtOrBefore(ev.PubKey, int64(ev.CreatedAt))
 				if err != nil {
 					return nil, err
@@ -135,28 +141,37 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 			}
 		}
 	}
-	// Only the author's own events are deleted; look them up in one pass.
-	var reactions []string
-	undeletable := -1
-	byKind, err := store.KindsBy(t, ev.PubKey, ids)
+	// The named events, whoever wrote them, in one pass.
+	named, err := store.AuthorsOf(t, ids)
 	if err != nil {
 		return nil, err
 	}
-	for id, kind := range byKind {
+	var reactions, gone []string
+	for _, id := range ids {
+		a, ok := named[id]
 		switch {
-		case kinds.Classify(kind).Undeletable():
-			undeletable = kind
-		case kind == kinds.Reaction:
+		case !ok:
+			continue
+		case a.PubKey != ev.PubKey:
+			return nil, notYours(id)
+		case kinds.Classify(a.Kind).Undeletable():
+			return nil, hubState(a.Kind)
+		case a.Kind == kinds.Reaction:
 			reactions = append(reactions, id)
-		case kind == kinds.Profile:
+		case a.Kind == kinds.Profile:
 			profileGone = true
 		}
+		gone = append(gone, id)
 	}
-	if undeletable >= 0 {
-		return nil, reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", undeletable)
-	}
+	// A deleted reaction frees its slot; the reactions to a deleted event go
+	// with it (a replay of the log finds their target gone).
 	for _, id := range reactions {
 		if _, err := t.Exec(`DELETE FROM reactions WHERE event_id = ?`, id); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range gone {
+		if _, err := t.Exec(`DELETE FROM reactions WHERE target = ?`, id); err != nil {
 			return nil, err
 		}
 	}
@@ -164,4 +179,15 @@ func (t *tx) deletion(ev *nostr.Event) (*change, error) {
 		return nil, t.setAgent(ev.PubKey, nil, false)
 	}
 	return nil, nil
+}
+
+// notYours refuses a deletion naming what another key signed.
+func notYours(what string) error {
+	return reject("restricted: a deletion may name only your own events; %s is another member's (the author's owner or a channel admin deletes it with kind 9005)", what)
+}
+
+// hubState refuses a deletion naming an event the hub's lasting state is
+// built from.
+func hubState(kind int) error {
+	return reject("invalid: kind %d is hub state and cannot be deleted; undo it with its own kind instead", kind)
 }

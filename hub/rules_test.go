@@ -12,6 +12,9 @@ import (
 
 type T = nostr.Tag
 
+// othersDeletion is the start of the refusal of a deletion naming another key's event.
+const othersDeletion = "restricted: a deletion may name only your own events; "
+
 // step publishes one event of the world's keys and expects a result: "" for
 // accepted, else the start of the refusal.
 type step struct {
@@ -206,7 +209,14 @@ func TestWriteRules(t *testing.T) {
 		{"delete profile by e", []step{s("agent", 5, "", T{"e", "#profile"})}, []afterCheck{ownerOf("agent", "")}},
 		{"delete profile by a", []step{s("agent", 5, "", T{"a", "0:@agent:"})}, []afterCheck{ownerOf("agent", "")}},
 		{"delete profile by a with a d", []step{s("agent", 5, "", T{"a", "0:@agent:x"})}, []afterCheck{ownerOf("agent", "alice")}},
-		{"delete others' profile by a", []step{s("alice", 5, "", T{"a", "0:@agent:"})}, []afterCheck{ownerOf("agent", "alice")}},
+		{"delete others' profile by a", []step{s("alice", 5, othersDeletion, T{"a", "0:@agent:"})}, []afterCheck{ownerOf("agent", "alice")}},
+		{"delete others' message by e", []step{s("bob", 5, othersDeletion, T{"e", "#m"})}, nil},
+		{"delete others' reaction by e", []step{labelled("r", s("bob", 7, "", T{"e", "#m"})), s("mallory", 5, othersDeletion, T{"e", "#r"}),
+			s("bob", 7, "duplicate:", T{"e", "#m"}), s("bob", 5, "", T{"e", "#r"})}, nil},
+		{"owner deletes agent's by e", []step{s("alice", 5, othersDeletion, T{"e", "#am"})}, nil},
+		{"delete own and others' at once", []step{s("alice", 5, othersDeletion, T{"e", "#m"}, T{"e", "#am"}),
+			s("alice", 40003, "", T{"h", "pub"}, T{"e", "#m"})}, nil},
+		{"delete an id the hub does not have", []step{s("bob", 5, "", T{"e", strings.Repeat("0", 64)})}, nil},
 
 		// agents
 		{"profile with a bad auth tag", []step{s("mallory", 0, "invalid:", T{"auth", "@alice", "", "00"})}, nil},

@@ -131,16 +131,23 @@ func StoredChannels(q Querier, ids []string) (map[string]string, error) {
 	return out, err
 }
 
-// KindsBy maps those of ids that pubkey stored to their kinds.
-func KindsBy(q Querier, pubkey string, ids []string) (map[string]int, error) {
-	out := map[string]int{}
-	err := eachIn(q, `SELECT id, kind FROM events WHERE pubkey = ? AND id IN (%s)`, ids, func(r *sql.Rows) error {
+// Authored is who signed a stored event and its kind.
+type Authored struct {
+	PubKey string
+	Kind   int
+}
+
+// AuthorsOf maps those of ids that are stored to their author and kind,
+// 256 ids to a query.
+func AuthorsOf(q Querier, ids []string) (map[string]Authored, error) {
+	out := map[string]Authored{}
+	err := eachIn(q, `SELECT id, pubkey, kind FROM events WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
 		var id string
-		var kind int
-		err := r.Scan(&id, &kind)
-		out[id] = kind
+		var a Authored
+		err := r.Scan(&id, &a.PubKey, &a.Kind)
+		out[id] = a
 		return err
-	}, pubkey)
+	})
 	return out, err
 }
 

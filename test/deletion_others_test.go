@@ -1,0 +1,51 @@
+package test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// A member's NIP-09 deletion (kind 5) naming another member's message or
+// reaction is refused by the real hub, and `hive read` still shows both:
+// before the fix the hub stored it and every client hid them.
+func TestDeletionOfOthersEventsRefused(t *testing.T) {
+	h := startHubProc(t)
+	w := startWriteTeam(t, h)
+	w.b.must(w.bob.sign(t, 9021, "", nostr.Tag{"h", "pub"}))
+	w.m.must(w.mallory.sign(t, 9021, "", nostr.Tag{"h", "pub"}))
+	msg := w.a.must(w.alice.sign(t, 9, "hello from alice", nostr.Tag{"h", "pub"}))
+	react := w.b.must(w.bob.sign(t, 7, "+", nostr.Tag{"h", "pub"}, nostr.Tag{"e", msg.ID}))
+
+	want := "restricted: a deletion may name only your own events; " + msg.ID +
+		" is another member's (the author's owner or a channel admin deletes it with kind 9005)"
+	if ok, got := w.m.publish(w.mallory.sign(t, 5, "", nostr.Tag{"e", msg.ID}, nostr.Tag{"e", react.ID})); ok || got != want {
+		t.Errorf("mallory's deletion of alice's message: ok=%v %q, want the refusal %q", ok, got, want)
+	}
+	wantReact := "restricted: a deletion may name only your own events; " + react.ID +
+		" is another member's (the author's owner or a channel admin deletes it with kind 9005)"
+	if ok, got := w.m.publish(w.mallory.sign(t, 5, "", nostr.Tag{"e", react.ID})); ok || got != wantReact {
+		t.Errorf("mallory's deletion of bob's reaction: ok=%v %q, want the refusal %q", ok, got, wantReact)
+	}
+
+	c := newCLI(t)
+	bobKeys, _ := identity.KeysFromSecretHex(w.bob.sk)
+	keyFile := filepath.Join(t.TempDir(), "bob.key")
+	if err := identity.SaveKeyFile(keyFile, bobKeys, identity.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("profile", "add", "bob", "--hub", h.URL, "--key", keyFile)
+	got := rows(t, c.ok("read", "pub", "--profile", "bob", "--json"))
+	if len(got) != 1 || got[0].ID != msg.ID || got[0].Text != "hello from alice" || got[0].reactions()["+"] != 1 {
+		t.Fatalf("bob's read of pub: %+v, want alice's message with bob's reaction", got)
+	}
+
+	// Alice's own deletion still hides her message.
+	w.a.must(w.alice.sign(t, 5, "", nostr.Tag{"e", msg.ID}))
+	if got := rows(t, c.ok("read", "pub", "--profile", "bob", "--json")); len(got) != 0 {
+		t.Fatalf("bob's read of pub after alice's own deletion: %+v, want nothing", got)
+	}
+	h.verifyReplay(t)
+}
