@@ -25,6 +25,7 @@ type Model struct {
 	overlays map[string]*overlay
 	byTarget map[string][]*overlay // target id -> its edits and reactions
 	gone     map[string]bool       // ids deleted by 5 or 9005 (rows or overlays)
+	held     map[string][]string   // id not loaded yet -> the signers of kind 5s naming it
 	names    *Names
 	live     *Live
 	changes  []Change // what the last Apply returned (reused)
@@ -58,7 +59,7 @@ func New(me string) *Model {
 		me: me, now: time.Now,
 		rows: map[string]*row{}, channels: map[string]*sorted{}, threads: map[string]*sorted{},
 		kids: map[string][]*row{}, overlays: map[string]*overlay{}, byTarget: map[string][]*overlay{},
-		gone: map[string]bool{}, names: NewNames(), live: NewLive(),
+		gone: map[string]bool{}, held: map[string][]string{}, names: NewNames(), live: NewLive(),
 	}
 }
 
@@ -151,6 +152,7 @@ func (m *Model) addRow(ev *nostr.Event) []Change {
 	}
 	r := newRow(ev)
 	m.rows[r.id] = r
+	m.judgeHeld(r.id, r.author)
 	if r.parent != "" {
 		m.kids[r.parent] = append(m.kids[r.parent], r)
 	}
@@ -236,41 +238,7 @@ func (m *Model) addOverlay(ev *nostr.Event) []Change {
 		}
 	}
 	m.overlays[o.id] = o
+	m.judgeHeld(o.id, o.author)
 	m.byTarget[target] = append(m.byTarget[target], o)
 	return m.report(m.change(op, target, channelOf(ev)))
-}
-
-// deleteTargets applies a 9005 (its one e tag) or a kind 5 (each e tag).
-// The hub has checked who may delete what; a deleted overlay (a retracted
-// reaction or edit) stops counting.
-func (m *Model) deleteTargets(ev *nostr.Event) []Change {
-	var ids []string
-	if ev.Kind == kinds.DeleteInChannel {
-		if t := targetOf(ev); t != "" {
-			ids = append(ids, t)
-		}
-	} else {
-		for _, t := range ev.Tags {
-			if len(t) >= 2 && t[0] == "e" {
-				ids = append(ids, t[1])
-			}
-		}
-	}
-	out := m.changes[:0]
-	for _, id := range ids {
-		if m.gone[id] {
-			continue
-		}
-		m.gone[id] = true
-		if o := m.overlays[id]; o != nil {
-			out = append(out, m.change(overlayOp(o.kind), o.target, channelOf(ev)))
-			continue
-		}
-		out = append(out, m.change(Deleted, id, channelOf(ev)))
-	}
-	if len(out) == 0 {
-		return m.report(Change{Op: Ignored, ID: ev.ID})
-	}
-	m.changes = out
-	return out
 }

@@ -19,6 +19,7 @@ export class ChatModel {
     this.overlays = new Map() // id -> overlay
     this.byTarget = new Map() // target id -> overlays
     this.gone = new Set() // ids deleted by 5 or 9005
+    this.held = new Map() // id not loaded yet -> the signers of kind 5s naming it
     this.names = new Names()
     this.live = new Live()
   }
@@ -57,6 +58,7 @@ export class ChatModel {
     if (!ev.id || this.rows.has(ev.id)) return [ignored(ev)]
     const r = newRow(ev)
     this.rows.set(r.id, r)
+    this.judgeHeld(r.id, r.author)
     if (r.parent) push(this.kids, r.parent, r)
     r.k = this.keyOf(r)
     this.place(r)
@@ -109,11 +111,14 @@ export class ChatModel {
       if (!RECEIPT_STATUSES.includes(o.status)) return [ignored(ev)]
     }
     this.overlays.set(o.id, o)
+    this.judgeHeld(o.id, o.author)
     push(this.byTarget, target, o)
     return [this.change(op, target, channelOf(ev))]
   }
 
-  // deleteTargets applies a 9005 (its one e tag) or a kind 5 (each e tag).
+  // deleteTargets applies a 9005 (its one e tag; the hub has checked that its
+  // signer may delete there) or a kind 5 (each e tag, only what its own
+  // signer wrote: see retracts).
   deleteTargets (ev) {
     let ids = []
     if (ev.kind === KIND.DeleteInChannel) {
@@ -124,13 +129,34 @@ export class ChatModel {
     }
     const out = []
     for (const id of ids) {
-      if (this.gone.has(id)) continue
+      if (this.gone.has(id) || (ev.kind === KIND.Deletion && !this.retracts(id, ev.pubkey))) continue
       this.gone.add(id)
       const o = this.overlays.get(id)
       if (o) out.push(this.change(overlayOp(o.kind), o.target, channelOf(ev)))
       else out.push(this.change('deleted', id, channelOf(ev)))
     }
     return out.length ? out : [ignored(ev)]
+  }
+
+  // retracts reports whether a kind 5 signed by by removes id now: only its
+  // author's (a NIP-09 deletion names only the signer's own events; the hub
+  // refuses others, and the model does not rely on that alone). A target not
+  // loaded yet holds the deletion until it arrives (judgeHeld).
+  retracts (id, by) {
+    const t = this.rows.get(id) || this.overlays.get(id)
+    if (t) return t.author === by
+    const held = this.held.get(id)
+    if (!held) this.held.set(id, [by])
+    else if (!held.includes(by)) held.push(by)
+    return false
+  }
+
+  // judgeHeld applies the kind 5s held for id, now loaded with its author.
+  judgeHeld (id, author) {
+    const by = this.held.get(id)
+    if (!by) return
+    if (by.includes(author)) this.gone.add(id)
+    this.held.delete(id)
   }
 
   /** own reports whether author is the member: their key, or one of their paired devices. */
