@@ -10,9 +10,14 @@ import (
 
 // A member's NIP-09 deletion (kind 5) naming another member's message or
 // reaction is refused by the real hub, and `hive read` still shows both:
-// before the fix the hub stored it and every client hid them.
+// before the fix the hub stored it and every client hid them. Over the
+// PostgreSQL log too when HIVE_TEST_STORE=postgres.
 func TestDeletionOfOthersEventsRefused(t *testing.T) {
-	h := startHubProc(t)
+	var store []string
+	if onPostgres() {
+		store = []string{"--store", pg.DSN(t)}
+	}
+	h := startHubProcOn(t, store)
 	w := startWriteTeam(t, h)
 	w.b.must(w.bob.sign(t, 9021, "", nostr.Tag{"h", "pub"}))
 	w.m.must(w.mallory.sign(t, 9021, "", nostr.Tag{"h", "pub"}))

@@ -16,25 +16,32 @@ import (
 // replaying the attack against the real `hive serve` binary on 127.0.0.1 and
 // ending with `hive admin replay --verify` reporting no difference.
 
-// procHub is a `hive serve` process with its admin key and data directory.
+// procHub is a `hive serve` process with its admin key and data directory,
+// and the flags naming its log when it is not the SQLite one in data.
 type procHub struct {
 	*hubProc
 	data  string
 	admin key
+	store []string
 }
 
-func startHubProc(t *testing.T) *procHub {
+func startHubProc(t *testing.T) *procHub { return startHubProcOn(t, nil) }
+
+// startHubProcOn is startHubProc over the log store names (nil: SQLite).
+func startHubProcOn(t *testing.T, store []string) *procHub {
 	t.Helper()
-	admin := newKey(t)
-	data := filepath.Join(t.TempDir(), "hub")
-	return &procHub{startProc(t, data, freeAddr(t), "--admin", admin.pk), data, admin}
+	h := &procHub{data: filepath.Join(t.TempDir(), "hub"), admin: newKey(t), store: store}
+	h.hubProc = startProc(t, h.data, freeAddr(t), h.serveArgs()...)
+	return h
 }
+
+func (h *procHub) serveArgs() []string { return append([]string{"--admin", h.admin.pk}, h.store...) }
 
 // restart kills the hub with SIGKILL and starts it again on the same data.
 func (h *procHub) restart(t *testing.T) {
 	t.Helper()
 	h.kill9()
-	h.hubProc = startProc(t, h.data, h.addr, "--admin", h.admin.pk)
+	h.hubProc = startProc(t, h.data, h.addr, h.serveArgs()...)
 }
 
 func (h *procHub) as(t *testing.T, k key, extra ...nostr.Tag) *raw {
@@ -50,7 +57,7 @@ func (h *procHub) as(t *testing.T, k key, extra ...nostr.Tag) *raw {
 // and fails the test unless it reports 0 differences.
 func (h *procHub) verifyReplay(t *testing.T) {
 	t.Helper()
-	out, code := hiveExit(t, "admin", "replay", "--verify", "--data", h.data, "--admin", h.admin.pk, "--json")
+	out, code := hiveExit(t, append([]string{"admin", "replay", "--verify", "--data", h.data, "--admin", h.admin.pk, "--json"}, h.store...)...)
 	var res struct {
 		Differences []string `json:"differences"`
 		OK          bool     `json:"ok"`
@@ -379,7 +386,7 @@ func TestHardeningProfileDeletionByAddress(t *testing.T) {
 func TestReplyToParentInSameBatch(t *testing.T) {
 	admin := newKey(t)
 	data := filepath.Join(t.TempDir(), "hub")
-	h := &procHub{startProc(t, data, freeAddr(t), "--admin", admin.pk, "--commit-window", "300ms"), data, admin}
+	h := &procHub{hubProc: startProc(t, data, freeAddr(t), "--admin", admin.pk, "--commit-window", "300ms"), data: data, admin: admin}
 	w := startWriteTeam(t, h)
 	root := w.alice.sign(t, 9, "root", nostr.Tag{"h", "pub"})
 	r1 := w.alice.sign(t, 9, "reply", nostr.Tag{"h", "pub"}, nostr.Tag{"e", root.ID, "", "root"})

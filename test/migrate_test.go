@@ -76,7 +76,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	data := t.TempDir()
 	key, _ := os.ReadFile(h.data + "/hub.key")
 	os.WriteFile(data+"/hub.key", key, 0o600)
-	p := &procHub{startProc(t, data, freeAddr(t), "--admin", h.admin.pk, "--store", dsn), data, h.admin}
+	p := &procHub{hubProc: startProc(t, data, freeAddr(t), "--admin", h.admin.pk, "--store", dsn), data: data, admin: h.admin, store: []string{"--store", dsn}}
 	p.as(t, w.bob)
 	c := dialRaw(t, p.URL)
 	if ok, msg := c.authWith(w.mallory, p.URL, 0); ok || !hasPrefix(msg, "restricted:") {
