@@ -35,6 +35,12 @@ func TestDeletionOfOthersEventsRefused(t *testing.T) {
 		t.Errorf("mallory's deletion of bob's reaction: ok=%v %q, want the refusal %q", ok, got, wantReact)
 	}
 
+	// A deletion naming an id the hub does not have yet is let through, and
+	// never hides the event another key later sends with that id.
+	early := w.alice.sign(t, 9, "sent after mallory named it", nostr.Tag{"h", "pub"})
+	w.m.must(w.mallory.sign(t, 5, "", nostr.Tag{"e", early.ID}))
+	w.a.must(early)
+
 	c := newCLI(t)
 	bobKeys, _ := identity.KeysFromSecretHex(w.bob.sk)
 	keyFile := filepath.Join(t.TempDir(), "bob.key")
@@ -43,14 +49,15 @@ func TestDeletionOfOthersEventsRefused(t *testing.T) {
 	}
 	c.ok("profile", "add", "bob", "--hub", h.URL, "--key", keyFile)
 	got := rows(t, c.ok("read", "pub", "--profile", "bob", "--json"))
-	if len(got) != 1 || got[0].ID != msg.ID || got[0].Text != "hello from alice" || got[0].reactions()["+"] != 1 {
-		t.Fatalf("bob's read of pub: %+v, want alice's message with bob's reaction", got)
+	if len(got) != 2 || got[0].ID != msg.ID || got[0].Text != "hello from alice" || got[0].reactions()["+"] != 1 ||
+		got[1].ID != early.ID || got[1].Text != "sent after mallory named it" {
+		t.Fatalf("bob's read of pub: %+v, want alice's two messages, the first with bob's reaction", got)
 	}
 
 	// Alice's own deletion still hides her message.
 	w.a.must(w.alice.sign(t, 5, "", nostr.Tag{"e", msg.ID}))
-	if got := rows(t, c.ok("read", "pub", "--profile", "bob", "--json")); len(got) != 0 {
-		t.Fatalf("bob's read of pub after alice's own deletion: %+v, want nothing", got)
+	if got := rows(t, c.ok("read", "pub", "--profile", "bob", "--json")); len(got) != 1 || got[0].ID != early.ID {
+		t.Fatalf("bob's read of pub after alice's own deletion: %+v, want only %s", got, early.ID)
 	}
 	h.verifyReplay(t)
 }
