@@ -71,7 +71,7 @@ func startReqProxy(t *testing.T) (*reqProxy, func(hubURL string)) {
 // root's overlays; one for the replies' overlays and the deletions of the
 // root's; one for the deletions of the replies' overlays (there are some);
 // one for the names. Before the fold it took five (replies, root,
-// overlays, their deletions, names).
+// overlays, their deletions, names). History's four are counted too.
 func TestLoadThreadRoundTrips(t *testing.T) {
 	proxy, serve := startReqProxy(t)
 	th := startHub(t, nil, proxy.URL)
@@ -108,5 +108,14 @@ func TestLoadThreadRoundTrips(t *testing.T) {
 	}
 	if n := proxy.reqs.Load() - before; n != 4 {
 		t.Fatalf("LoadThread sent %d REQs, want 4", n)
+	}
+	// History: the page, its overlays by #e (only the page's answer names
+	// them), their deletions, the names.
+	before = proxy.reqs.Load()
+	if p, err := reader.History(ctx, "general", 20, ""); err != nil || len(p.Rows) != 5 { // the root, 3 replies, the "created" system row
+		t.Fatalf("History: %v, %d rows", err, len(p.Rows))
+	}
+	if n := proxy.reqs.Load() - before; n != 4 {
+		t.Fatalf("History sent %d REQs, want 4", n)
 	}
 }
