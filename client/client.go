@@ -3,7 +3,9 @@
 // challenge (with an owner's NIP-OA tag for agents and devices), publishes and
 // waits for OK, and keeps live subscriptions across reconnects: jittered
 // backoff, re-AUTH, resubscribe with since = last seen minus a margin,
-// duplicates dropped by id. Events given to it are never modified.
+// duplicates dropped by id; a live subscription's queue for a slow reader is
+// bounded, and past its bounds it catches up from the hub's log instead
+// (lag.go). Events given to it are never modified.
 package client
 
 import (
@@ -36,6 +38,15 @@ type Options struct {
 	Timeout      time.Duration // dial, AUTH and single write timeout (default 10 s)
 	Log          *slog.Logger  // default: discard
 
+	// MaxQueuedEvents and MaxQueuedBytes bound what a live subscription
+	// holds for a reader that has not taken it yet (defaults
+	// DefaultMaxQueuedEvents, DefaultMaxQueuedBytes). Past either, the
+	// subscription drops its queue and catches up from the hub's log at the
+	// reader's pace (Subscription, lag.go): memory stays bounded and no
+	// stored event is lost or repeated.
+	MaxQueuedEvents int
+	MaxQueuedBytes  int
+
 	// ProfileCache keeps the kind 0 profiles LoadNames fetched for this long
 	// and answers later LoadNames from them (0: ask the hub every time). For
 	// a long-lived reader whose names may lag by that much (hive mcp).
@@ -53,6 +64,12 @@ func (o *Options) defaults() {
 	set(&o.SkewMargin, 10*time.Second)
 	set(&o.PingInterval, 10*time.Second)
 	set(&o.Timeout, 10*time.Second)
+	if o.MaxQueuedEvents <= 0 {
+		o.MaxQueuedEvents = DefaultMaxQueuedEvents
+	}
+	if o.MaxQueuedBytes <= 0 {
+		o.MaxQueuedBytes = DefaultMaxQueuedBytes
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
