@@ -1,7 +1,6 @@
 package test
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -31,11 +30,7 @@ func TestBridgeKill9ThenMentionsEverywhere(t *testing.T) {
 	down2 := e.mention(t, e.a, e.alice, "room", "second while down, in the thread", nostr.Tag{"e", m0.ID, "", "root"}, nostr.Tag{"e", r0.ID, "", "reply"})
 	b2 := e.start(t)
 	side := e.mention(t, e.a, e.alice, "side", "in another channel, during the caught-up turn")
-	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
-	aliceKey := filepath.Join(e.dir, "alice.key")
-	if err := identity.SaveKeyFile(aliceKey, keys, identity.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	aliceKey := e.aliceKeyFile(t)
 	dmText := "a dm during the caught-up turn"
 	hiveCmd(t, "dm", (identity.Keys{PublicHex: e.agent.pk}).Npub(), dmText, "--hub", e.h.URL, "--key", aliceKey, "--json")
 	caught := e.waitAnswered(t, "room", down1.ID, 30*time.Second, b2)
