@@ -20,6 +20,7 @@ import (
 
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -96,7 +97,7 @@ type Client struct {
 	once sync.Once
 	wg   sync.WaitGroup
 
-	stamps stamper // times of the events Sign dates
+	stamps kinds.Stamper // times of the events Sign dates
 
 	profiles profileCache // Options.ProfileCache
 }
