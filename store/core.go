@@ -52,6 +52,9 @@ func (o *Options) Defaults() {
 	if o.SweepEvery == 0 {
 		o.SweepEvery = time.Minute
 	}
+	if o.FollowPoll <= 0 {
+		o.FollowPoll = 500 * time.Millisecond
+	}
 }
 
 // NewCore starts the writer over db and the expiry sweep. opts must have

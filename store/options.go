@@ -38,6 +38,10 @@ type Options struct {
 	// SweepEvery is how often the store deletes expired events (default 1
 	// min; negative: never, SweepExpired only).
 	SweepEvery time.Duration
+	// FollowPoll is how often a follower of a log several instances share
+	// reads it without a notification, in case one went missing (default
+	// 500 ms).
+	FollowPoll time.Duration
 	// OnCommit, if set, hears of each committed write transaction: how many
 	// writes it held and how long its commit (the fsync) took. Keep it short.
 	OnCommit func(writes int, commit time.Duration)

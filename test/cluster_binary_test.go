@@ -12,15 +12,14 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// TestTwoInstancesKill9: two `hive serve --store postgres://...` processes
-// share one log. Eight publishers write to A while a subscriber listens on B;
-// A is killed with SIGKILL mid-stream. Every event A acknowledged is in the
-// log, and B delivered each event exactly once.
-func TestTwoInstancesKill9(t *testing.T) {
-	dsn := pg.DSN(t)
-	admin := newKey(t)
+// startProcPair runs two `hive serve --store postgres://...` processes, A and
+// B, over one fresh log (at dsn), with extra added to both command lines.
+func startProcPair(t *testing.T, admin key, extra ...string) (a, b *hubProc, dsn string) {
+	t.Helper()
+	dsn = pg.DSN(t)
+	args := append([]string{"--admin", admin.pk, "--store", dsn}, extra...)
 	dataA, dataB := t.TempDir(), t.TempDir()
-	a := startProc(t, dataA, freeAddr(t), "--admin", admin.pk, "--store", dsn)
+	a = startProc(t, dataA, freeAddr(t), args...)
 	// Instances share the hub's key, as the README says: copy it over.
 	key, err := os.ReadFile(filepath.Join(dataA, "hub.key"))
 	if err != nil {
@@ -29,26 +28,31 @@ func TestTwoInstancesKill9(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dataB, "hub.key"), key, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b := startProc(t, dataB, freeAddr(t), "--admin", admin.pk, "--store", dsn)
+	return a, startProc(t, dataB, freeAddr(t), args...), dsn
+}
 
-	ws, _, err := websocket.DefaultDialer.Dial(b.URL, nil)
+// liveOn subscribes k to f on a new connection to p and, once the stored
+// events are in (EOSE), calls fn from a goroutine with each event that
+// arrives and when, until the connection closes at the end of the test.
+func liveOn(t *testing.T, p *hubProc, k key, f nostr.Filter, fn func(ev *nostr.Event, at time.Time)) {
+	t.Helper()
+	ws, _, err := websocket.DefaultDialer.Dial(p.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
-	if !answerAuth(ws, admin, b.URL) {
-		t.Fatal("AUTH on B refused")
+	t.Cleanup(func() { ws.Close() })
+	if !answerAuth(ws, k, p.URL) {
+		t.Fatalf("AUTH on %s refused", p.URL)
 	}
-	req, _ := json.Marshal([]any{"REQ", "s", nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"crash"}}}})
+	req, _ := json.Marshal([]any{"REQ", "s", f})
 	if err := ws.WriteMessage(websocket.TextMessage, req); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	delivered := map[string]int{}
 	eose := make(chan struct{})
 	go func() {
 		for {
 			_, msg, err := ws.ReadMessage()
+			at := time.Now()
 			if err != nil {
 				return
 			}
@@ -60,11 +64,9 @@ func TestTwoInstancesKill9(t *testing.T) {
 			case "EOSE":
 				close(eose)
 			case "EVENT":
-				var ev nostr.Event
-				if json.Unmarshal(m[2], &ev) == nil {
-					mu.Lock()
-					delivered[ev.ID]++
-					mu.Unlock()
+				ev := &nostr.Event{}
+				if json.Unmarshal(m[2], ev) == nil {
+					fn(ev, at)
 				}
 			}
 		}
@@ -72,8 +74,24 @@ func TestTwoInstancesKill9(t *testing.T) {
 	select {
 	case <-eose:
 	case <-time.After(10 * time.Second):
-		t.Fatal("no EOSE from B")
+		t.Fatalf("no EOSE from %s", p.URL)
 	}
+}
+
+// TestTwoInstancesKill9: two `hive serve --store postgres://...` processes
+// share one log. Eight publishers write to A while a subscriber listens on B;
+// A is killed with SIGKILL mid-stream. Every event A acknowledged is in the
+// log, and B delivered each event exactly once.
+func TestTwoInstancesKill9(t *testing.T) {
+	admin := newKey(t)
+	a, b, dsn := startProcPair(t, admin)
+	var mu sync.Mutex
+	delivered := map[string]int{}
+	liveOn(t, b, admin, nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"crash"}}}, func(ev *nostr.Event, _ time.Time) {
+		mu.Lock()
+		delivered[ev.ID]++
+		mu.Unlock()
+	})
 
 	acked := ingestUntilKilled(t, a, admin, 1500*time.Millisecond)
 	if len(acked) == 0 {

@@ -30,8 +30,9 @@ type serveFlags struct {
 	pprof      string
 	verbose    bool
 	window     time.Duration
-	limits     relay.Config // the flags that set relay limits
-	tls        string       // "" or "self-signed"
+	poll       time.Duration // --store-poll (hidden; tests)
+	limits     relay.Config  // the flags that set relay limits
+	tls        string        // "" or "self-signed"
 	tlsCert    string
 	tlsKey     string
 	plaintext  bool   // --insecure-plaintext
@@ -68,6 +69,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
 	cmd.Flags().StringVar(&f.store, "store", "", "event log: a postgres:// URL to share one PostgreSQL log between several hive instances (default: SQLite in --data)")
 	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
+	cmd.Flags().DurationVar(&f.poll, "store-poll", 0, "how often another instance's commits are looked for without a notification (default 500ms)")
+	_ = cmd.Flags().MarkHidden("store-poll")
 	def := relay.Defaults()
 	cmd.Flags().DurationVar(&f.limits.AuthTimeout, "auth-timeout", def.AuthTimeout, "close connections that have not authenticated (NIP-42) by then")
 	cmd.Flags().IntVar(&f.limits.MaxUnauthConns, "max-unauth-conns", def.MaxUnauthConns, "concurrent connections that have not authenticated yet")
@@ -158,7 +161,7 @@ func serve(ctx context.Context, f serveFlags) error {
 		Admin:     admin,
 		Keys:      hubKey,
 		Relay:     relayConfig(f.limits, urls),
-		Store:     store.Options{CommitWindow: commitWindow(f.window), OnCommit: m.commitHook},
+		Store:     store.Options{CommitWindow: commitWindow(f.window), FollowPoll: f.poll, OnCommit: m.commitHook},
 		Log:       log,
 	})
 	if err != nil {

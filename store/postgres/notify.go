@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,10 +19,6 @@ import (
 // wake-up call: followers read the log by sequence, so the 8 KB NOTIFY limit
 // never matters and a missed notification costs nothing but latency.
 const Channel = "hive_events"
-
-// poll is how often a follower reads the log even without a notification,
-// in case one went missing.
-const poll = 500 * time.Millisecond
 
 // Committed is one event read back from the log by a follower.
 type Committed struct {
@@ -41,8 +38,8 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 // after sequence after (negative: from now), by any instance, until ctx ends; local tells the
 // events this store committed itself (one follower per store). It listens on
 // a connection of its own; after a lost connection it reconnects and catches
-// up from the log, and it also reads the log every half second in case a
-// notification went missing. Events replaced or deleted before it read them
+// up from the log, and it also reads the log every Options.FollowPoll in
+// case a notification went missing. Events replaced or deleted before it read them
 // are skipped: they are no longer in the log.
 func (s *Store) Follow(ctx context.Context, after int64, fn func(seq int64, ev store.Stored, local bool)) error {
 	if after < 0 {
@@ -94,17 +91,38 @@ func (s *Store) follow(ctx context.Context, after *int64, fn func(Committed), re
 		if err := s.catchUp(ctx, conn, after, fn); err != nil {
 			return err
 		}
-		wait, cancel := context.WithTimeout(ctx, poll)
+		if err := s.awaitCommit(ctx, conn, *after, relayed); err != nil {
+			return err
+		}
+	}
+}
+
+// awaitCommit returns when the log may hold more than sequence number after:
+// on a notification of a later commit, or when the poll interval is up
+// (counted from the call, so ephemeral events cannot put the poll off).
+// Ephemeral events go to relayed on the way. A notification of a commit
+// already read (several commits can land during one read) is passed over,
+// so a burst of commits costs one read, not one per commit. Commits take
+// the write lock and number their events in order, so a commit notified
+// with a number up to after was read with everything before it.
+func (s *Store) awaitCommit(ctx context.Context, conn *pgx.Conn, after int64, relayed func(store.Stored)) error {
+	wait, cancel := context.WithTimeout(ctx, s.opts.FollowPoll)
+	defer cancel()
+	for {
 		n, err := conn.WaitForNotification(wait)
-		cancel()
-		if err == nil && n.Channel == EphemeralChannel {
-			s.relayed(n.Payload, relayed)
-		}
-		if err != nil && ctx.Err() == nil && wait.Err() == nil {
-			return err // the connection failed, not the poll timer
-		}
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return ctx.Err()
+		case err != nil && wait.Err() != nil:
+			return nil // the poll timer
+		case err != nil:
+			return err // the connection failed
+		case n.Channel == EphemeralChannel:
+			s.relayed(n.Payload, relayed)
+		default:
+			if seq, err := strconv.ParseInt(n.Payload, 10, 64); err != nil || seq > after {
+				return nil
+			}
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ainb/hive/store"
 )
 
 // spec/storage.md names the lock, the notification channel and the poll
@@ -15,10 +17,12 @@ func TestSpecNamesTheLockAndTheChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := string(raw)
+	var o store.Options
+	o.Defaults()
 	for _, want := range []string{
 		fmt.Sprintf("pg_advisory_xact_lock(0x%x)", writeLock),
 		"NOTIFY " + Channel,
-		fmt.Sprintf("%d ms", poll.Milliseconds()),
+		fmt.Sprintf("%d ms", o.FollowPoll.Milliseconds()),
 		"READ COMMITTED",
 	} {
 		if !strings.Contains(spec, want) {
