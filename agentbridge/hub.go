@@ -57,9 +57,12 @@ var (
 	ErrAuthRefused = client.ErrAuth
 )
 
-// DialClient is the Dialer over the client package.
+// DialClient is the Dialer over the client package. Its subscriptions
+// resubscribe after a drop from the newest created_at seen minus
+// catchUpSlack, as a restart catches up, so a mention dated that far behind
+// (a slow clock) and stored during the drop is not skipped.
 func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
-	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log})
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack})
 	if err != nil {
 		return nil, err
 	}

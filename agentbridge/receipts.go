@@ -2,11 +2,8 @@ package agentbridge
 
 import (
 	"context"
-	"strconv"
-	"sync"
 	"time"
 
-	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -20,23 +17,11 @@ const outboxSize = 4096
 // (created_at and the ms tag: a mention's receipts sort in that order
 // whatever second they fall in).
 type outbox struct {
-	evs chan *nostr.Event
-
-	mu   sync.Mutex
-	last int64 // the last stamp handed out, unix ms
+	evs    chan *nostr.Event
+	stamps kinds.Stamper
 }
 
 func newOutbox() *outbox { return &outbox{evs: make(chan *nostr.Event, outboxSize)} }
-
-// stamp dates ev now, in milliseconds that never repeat or go back.
-func (o *outbox) stamp(ev *nostr.Event) {
-	o.mu.Lock()
-	ms := max(time.Now().UnixMilli(), o.last+1)
-	o.last = ms
-	o.mu.Unlock()
-	ev.CreatedAt = nostr.Timestamp(ms / 1000)
-	ev.Tags = append(ev.Tags, nostr.Tag{chat.MsTag, strconv.FormatInt(ms%1000, 10)})
-}
 
 // receiptEvent is the agent's receipt on mention m (spec/agents.md,
 // "Receipts"): h the channel, e the mention, p its author, status, the
@@ -60,7 +45,7 @@ func (r *runner) receipt(ms []Mention, status, reason, reply string) {
 			continue
 		}
 		ev := receiptEvent(m, status, reason, reply)
-		r.out.stamp(ev)
+		r.out.stamps.Stamp(ev)
 		select {
 		case r.out.evs <- ev:
 		default:

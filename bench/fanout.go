@@ -42,7 +42,7 @@ func runFanout(ctx context.Context, tg *target, subURLs []string, pubURL string,
 		return nil, err
 	}
 	defer func() { closeAll(cs) }()
-	logf("%s: fan-out: %d subscribers live", tg.name, subs)
+	logf("%s: %d subscribers live on %s", tg.name, subs, ch)
 
 	var rejected atomic.Int64
 	pub, err := dial(ctx, pubURL, &tg.auth, handlers{ok: func(id string, ok bool, reason string, t time.Time) {

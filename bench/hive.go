@@ -34,7 +34,10 @@ func newHiveTarget(bin, dir, pprofAddr, storeURL, cacheDir string, n, instances 
 	if err != nil {
 		return nil, err
 	}
-	first := newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir, n)
+	first, err := newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir, n)
+	if err != nil {
+		return nil, err
+	}
 	t := newTarget("hive", first)
 	for k := 2; k <= instances; k++ {
 		addr, err := freePort()
@@ -43,8 +46,12 @@ func newHiveTarget(bin, dir, pprofAddr, storeURL, cacheDir string, n, instances 
 		}
 		name := fmt.Sprintf("hive-%d", k)
 		data := filepath.Join(dir, "data-"+strconv.Itoa(k))
-		s := &server{name: name, dir: dir, addr: addr, logPath: filepath.Join(dir, name+".log")}
-		s.argv = func() []string { return serveArgs(bin, addr, data, "", storeURL) }
+		metrics, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s := &server{name: name, dir: dir, addr: addr, metrics: metrics, logPath: filepath.Join(dir, name+".log")}
+		s.argv = func() []string { return serveArgs(bin, addr, metrics, data, "", storeURL) }
 		s.prepare = func() error {
 			if err := os.MkdirAll(data, 0o700); err != nil {
 				return err
@@ -61,10 +68,12 @@ func newHiveTarget(bin, dir, pprofAddr, storeURL, cacheDir string, n, instances 
 	return t, nil
 }
 
-func serveArgs(bin, addr, data, pprofAddr, storeURL string) []string {
+// serveArgs is hive serve's command line, with its Prometheus /metrics on metricsAddr (where
+// the benchmark reads the garbage collector's CPU).
+func serveArgs(bin, addr, metricsAddr, data, pprofAddr, storeURL string) []string {
 	// The workloads open thousands of connections as one key: lift the
 	// per-member cap (the per-member memory bounds stay).
-	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr, "--max-conns-per-member", "1000000"}
+	a := []string{bin, "serve", "--addr", addr, "--data", data, "--admin", adminPK, "--public-url", "ws://" + addr, "--max-conns-per-member", "1000000", "--metrics", metricsAddr}
 	if pprofAddr != "" {
 		a = append(a, "--pprof", pprofAddr)
 	}
@@ -74,8 +83,12 @@ func serveArgs(bin, addr, data, pprofAddr, storeURL string) []string {
 	return a
 }
 
-func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) *server {
-	s := &server{name: "hive", dir: dir, addr: addr, logPath: filepath.Join(dir, "hive.log")}
+func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) (*server, error) {
+	metrics, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{name: "hive", dir: dir, addr: addr, metrics: metrics, logPath: filepath.Join(dir, "hive.log")}
 	data := filepath.Join(dir, "data")
 	if cacheDir != "" {
 		if sum, err := fileSHA(bin); err == nil {
@@ -94,7 +107,7 @@ func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) *serve
 			s.save = func() error { return saveDirCache(data, entry, hiveCachePrefix(n)) }
 		}
 	}
-	s.argv = func() []string { return serveArgs(bin, addr, data, pprofAddr, storeURL) }
+	s.argv = func() []string { return serveArgs(bin, addr, metrics, data, pprofAddr, storeURL) }
 	s.preload = func(ctx context.Context, corpus string) error {
 		// the corpus was signed by this program and is not timed: skip re-verifying 1M
 		// signatures (the peer's import does not verify either)
@@ -119,5 +132,5 @@ func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) *serve
 		logf("hive import: %s", strings.TrimSpace(out.String()))
 		return nil
 	}
-	return s
+	return s, nil
 }

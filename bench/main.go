@@ -45,6 +45,8 @@ type config struct {
 	fanoutSubs     int
 	fanoutEvents   int
 	fanoutSpacing  time.Duration
+	sendtailEvents int
+	sendtailSpace  time.Duration
 	idleConns      int
 	targets        string
 	workloads      string
@@ -94,9 +96,11 @@ func main() {
 	flag.IntVar(&c.fanoutSubs, "fanout-subs", 1000, "fan-out subscribers")
 	flag.IntVar(&c.fanoutEvents, "fanout-events", 200, "fan-out events published")
 	flag.DurationVar(&c.fanoutSpacing, "fanout-spacing", 20*time.Millisecond, "time between fan-out publishes")
+	flag.IntVar(&c.sendtailEvents, "sendtail-events", 500, "send → tail: messages published, each timed to its receipt by another connection's subscription")
+	flag.DurationVar(&c.sendtailSpace, "sendtail-spacing", 10*time.Millisecond, "time between send → tail publishes")
 	flag.IntVar(&c.idleConns, "idle-conns", 4000, "idle connections, each with one open REQ")
 	flag.StringVar(&c.targets, "targets", "hive,peer", "servers to run")
-	flag.StringVar(&c.workloads, "workloads", "reads,ingest,burst,fanout,fanout-cross,idle", "workloads to run (fanout-cross needs -hive-instances 2 or more)")
+	flag.StringVar(&c.workloads, "workloads", strings.Join(workloadOrder, ","), "workloads to run (fanout-cross needs -hive-instances 2 or more)")
 	flag.StringVar(&c.hiveSrc, "hive-src", "..", "hive's main module (built with go build ./cmd/hive)")
 	flag.StringVar(&c.hiveBin, "hive-bin", "", "use this hive binary instead of building one")
 	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve (the first instance)")
@@ -212,11 +216,15 @@ type serverResult struct {
 	Fanout       *fanoutResult
 	// FanoutCross: publisher on the first instance, subscribers on the others
 	FanoutCross *fanoutResult
-	Idle        *idleResult
-	RSSEnd      int64
-	HWMEnd      int64
-	Wall        time.Duration // time spent in workloads
-	Others      time.Duration // CPU other processes of the machine used meanwhile
+	// SendTail is send → tail: one publisher, one subscriber on another connection
+	SendTail *fanoutResult
+	// ReadsGC is the garbage collector's part of the server's CPU during the read workloads
+	ReadsGC *gcShare
+	Idle    *idleResult
+	RSSEnd  int64
+	HWMEnd  int64
+	Wall    time.Duration // time spent in workloads
+	Others  time.Duration // CPU other processes of the machine used meanwhile
 	// CPU is where the CPU time of each workload went, by workload name
 	CPU map[string]cpuSplit
 	// Load is the machine's load average (1, 5, 15 min) before the first and after the last workload
@@ -284,7 +292,11 @@ func run(ctx context.Context, c *config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	live := liveSets{ingest: ingestEvs, burst: burstEvs, fanout: fanEvs, cross: crossEvs}
+	sendEvs, err := liveEvents(meta, c.sendtailEvents, 0, 15)
+	if err != nil {
+		return nil, err
+	}
+	live := liveSets{ingest: ingestEvs, burst: burstEvs, fanout: fanEvs, cross: crossEvs, sendtail: sendEvs}
 
 	res := &results{stored: c.stored}
 	cacheDir := ""

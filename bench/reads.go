@@ -122,7 +122,6 @@ type readQuery struct {
 	name   string
 	shape  string // the filter as the report shows it
 	filter func(m *corpusMeta, r *rand.Rand, until func() *nostr.Timestamp) nostr.Filter
-	p99    time.Duration // hive's target for p99 (0: 2 ms; negative: none)
 }
 
 // readQueries are the read workloads' queries, in the order they run. The
@@ -130,35 +129,35 @@ type readQuery struct {
 var readQueries = []readQuery{
 	{"history", `{"#h":[ch],"kinds":[9],"limit":50,"until":rand}`, func(m *corpusMeta, r *rand.Rand, until func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"h": {m.Channels[r.IntN(len(m.Channels))]}}, Kinds: []int{9}, Limit: 50, Until: until()}
-	}, 0},
+	}},
 	{"#e", `{"#e":[random referenced id],"kinds":[9],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Kinds: []int{9}, Limit: 50}
-	}, 0},
+	}},
 	{"#e any kind", `{"#e":[random referenced id],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"e": {m.Referenced[r.IntN(len(m.Referenced))]}}, Limit: 50}
-	}, 0},
+	}},
 	{"#p", `{"#p":[random mentioned pubkey],"kinds":[9],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9}, Limit: 50}
-	}, 0},
+	}},
 	{"#p any kind", `{"#p":[random mentioned pubkey],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Limit: 50}
-	}, 0},
+	}},
 	{"authors", `{"authors":[admin],"limit":20,"until":rand}`, func(m *corpusMeta, _ *rand.Rand, until func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Authors: []string{m.Admin}, Limit: 20, Until: until()}
-	}, 0},
+	}},
 	{"ids", `{"ids":[random stored id],"kinds":[9]}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{IDs: []string{m.SampleIDs[r.IntN(len(m.SampleIDs))]}, Kinds: []int{9}}
-	}, 0},
+	}},
 	// NIP-50: hive ranks over its full-text index; the peer (eventstore's
 	// sqlite) scans content LIKE '%w1 w2%', unranked.
 	{"search", `{"search":"w1 w2","kinds":[9],"limit":20}, the two long-tail words of a stored message`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Search: m.SearchPairs[r.IntN(len(m.SearchPairs))], Kinds: []int{9}, Limit: 20}
-	}, 20 * time.Millisecond},
+	}},
 	// The worst case of this corpus: two of its 120 common words, which
 	// some 5% of all messages hold together.
 	{"search common", `{"search":"w1 w2","kinds":[9],"limit":20}, two random common words`, func(_ *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Search: searchWords[r.IntN(len(searchWords))] + " " + searchWords[r.IntN(len(searchWords))], Kinds: []int{9}, Limit: 20}
-	}, -1},
+	}},
 }
 
 type querySizes struct {

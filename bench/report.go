@@ -1,149 +1,75 @@
 package main
 
 import (
-	"bufio"
-	"cmp"
 	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 )
 
-func fmtDur(d time.Duration) string {
-	if d < 0 {
-		return "-"
-	}
-	ms := float64(d) / float64(time.Millisecond)
-	switch {
-	case ms < 10:
-		return fmt.Sprintf("%.2f ms", ms)
-	case ms < 1000:
-		return fmt.Sprintf("%.1f ms", ms)
-	default:
-		return fmt.Sprintf("%.2f s", ms/1000)
-	}
-}
-
-func fmtCount(n int) string {
-	s := fmt.Sprint(n)
-	if n < 10000 {
-		return s
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// cell is one measured value: shown as text, compared by num.
-type cell struct {
-	text string
-	num  float64
-	ok   bool // has a value
-}
-
-func none() cell { return cell{text: "-"} }
-
-func durCell(d time.Duration) cell {
-	if d < 0 {
-		return none()
-	}
-	return cell{fmtDur(d), float64(d), true}
-}
-
-func numCell(v float64, format string) cell { return cell{fmt.Sprintf(format, v), v, true} }
-
-func intCell(n int) cell { return cell{fmtCount(n), float64(n), true} }
-
+// row is one line of the table: a metric of one workload, for hive and the peer.
 type row struct {
 	workload, metric string
 	hive, peer       cell
-	target           string
-	// met judges hive's value (and the peer's, for relative targets); nil: no target
-	met   func(h, p cell) bool
-	ratio bool
+	goal             goal
+	ratio            bool // show hive/peer
+}
+
+// table collects the rows of one run's results.
+type table struct {
+	h, p *serverResult
+	rows []row
+}
+
+// add appends a row whose cells get reads from each server's result.
+func (t *table) add(workload, metric string, get func(*serverResult) cell, g goal, ratio bool) {
+	t.rows = append(t.rows, row{workload, metric, get(t.h), get(t.p), g, ratio})
+}
+
+// of reads a cell from a workload's result, "-" when the workload did not run.
+func of[T any](get func(*serverResult) *T, f func(*T) cell) func(*serverResult) cell {
+	return func(r *serverResult) cell {
+		if x := get(r); x != nil {
+			return f(x)
+		}
+		return none()
+	}
 }
 
 func renderTable(c *config, res *results) string {
-	h, p := res.hive, res.peer
-	if h == nil {
-		h = &serverResult{}
+	t := &table{h: res.hive, p: res.peer}
+	if t.h == nil {
+		t.h = &serverResult{}
 	}
-	if p == nil {
-		p = &serverResult{}
+	if t.p == nil {
+		t.p = &serverResult{}
 	}
-	var rows []row
-	add := func(r row) { rows = append(rows, r) }
+	h, p := t.h, t.p
+	gl := goals()
 	stored := fmtCount(res.stored)
 
 	// ingest
-	ing := func(r *serverResult, f func(*ingestResult) cell) cell {
-		if r.Ingest == nil {
-			return none()
-		}
-		return f(r.Ingest)
+	ing := func(f func(*ingestResult) cell) func(*serverResult) cell {
+		return of(func(r *serverResult) *ingestResult { return r.Ingest }, f)
 	}
-	wl := fmt.Sprintf("ingest: %d publishers, %s EVENTs (at most %s), each waits for its OK", c.publishers, fmtCount(c.ingest), c.ingestMax)
-	add(row{wl, "events/s",
-		ing(h, func(x *ingestResult) cell { return numCell(x.Rate, "%.0f") }),
-		ing(p, func(x *ingestResult) cell { return numCell(x.Rate, "%.0f") }),
-		"≥ 3× peer", func(h, p cell) bool { return h.ok && p.ok && h.num >= 3*p.num }, true})
-	add(row{"", "OK p50",
-		ing(h, func(x *ingestResult) cell { return durCell(x.P50) }),
-		ing(p, func(x *ingestResult) cell { return durCell(x.P50) }), "", nil, true})
-	add(row{"", "OK p99",
-		ing(h, func(x *ingestResult) cell { return durCell(x.P99) }),
-		ing(p, func(x *ingestResult) cell { return durCell(x.P99) }),
-		"< 20 ms", func(h, _ cell) bool { return h.ok && h.num < float64(20*time.Millisecond) }, true})
-	add(row{"", "EVENTs acknowledged",
-		ing(h, func(x *ingestResult) cell { return intCell(x.N) }),
-		ing(p, func(x *ingestResult) cell { return intCell(x.N) }), "", nil, false})
-	add(row{"", "refused",
-		ing(h, func(x *ingestResult) cell { return intCell(x.Rejected) }),
-		ing(p, func(x *ingestResult) cell { return intCell(x.Rejected) }), "", nil, false})
+	t.add(fmt.Sprintf("ingest: %d publishers, %s EVENTs (at most %s), each waits for its OK", c.publishers, fmtCount(c.ingest), c.ingestMax), "events/s",
+		ing(func(x *ingestResult) cell { return numCell(x.Rate, "%.0f") }), gl.ingestRate, true)
+	t.add("", "server CPU per acknowledged event", cpuPerEvent, gl.ingestCPU, true)
+	t.add("", "OK p50", ing(func(x *ingestResult) cell { return durCell(x.P50) }), goal{}, true)
+	t.add("", "OK p99", ing(func(x *ingestResult) cell { return durCell(x.P99) }), gl.ingestP99, true)
+	t.add("", "EVENTs acknowledged", ing(func(x *ingestResult) cell { return intCell(x.N) }), goal{}, false)
+	t.add("", "refused", ing(func(x *ingestResult) cell { return intCell(x.Rejected) }), goal{}, false)
 
 	// burst
-	bu := func(r *serverResult, f func(*burstResult) cell) cell {
-		if r.Burst == nil {
-			return none()
-		}
-		return f(r.Burst)
+	bu := func(f func(*burstResult) cell) func(*serverResult) cell {
+		return of(func(r *serverResult) *burstResult { return r.Burst }, f)
 	}
-	wl = fmt.Sprintf("burst: %d connections × %s pipelined EVENTs", c.burstConns, fmtCount(c.burstPerConn))
-	add(row{wl, "time to last OK",
-		bu(h, func(x *burstResult) cell { return durCell(x.TimeToLast) }),
-		bu(p, func(x *burstResult) cell { return durCell(x.TimeToLast) }), "", nil, true})
-	add(row{"", fmt.Sprintf("OKs missing (waited ≤ %s)", c.burstWait),
-		bu(h, func(x *burstResult) cell { return intCell(x.Missing) }),
-		bu(p, func(x *burstResult) cell { return intCell(x.Missing) }),
-		"0", func(h, _ cell) bool { return h.ok && h.num == 0 }, false})
-	add(row{"", "refused (OK false)",
-		bu(h, func(x *burstResult) cell { return intCell(x.Rejected) }),
-		bu(p, func(x *burstResult) cell { return intCell(x.Rejected) }), "", nil, false})
-	add(row{"", "peak RSS growth",
-		bu(h, func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }),
-		bu(p, func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }),
-		"< 64 MB", func(h, _ cell) bool { return h.ok && h.num < 64 }, true})
+	t.add(fmt.Sprintf("burst: %d connections × %s pipelined EVENTs", c.burstConns, fmtCount(c.burstPerConn)), "time to last OK",
+		bu(func(x *burstResult) cell { return durCell(x.TimeToLast) }), gl.burstLast, true)
+	t.add("", fmt.Sprintf("OKs missing (waited ≤ %s)", c.burstWait), bu(func(x *burstResult) cell { return intCell(x.Missing) }), gl.burstMissing, false)
+	t.add("", "refused (OK false)", bu(func(x *burstResult) cell { return intCell(x.Rejected) }), goal{}, false)
+	t.add("", "peak RSS growth", bu(func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }), gl.burstGrowth, true)
 
 	// reads
-	q := func(r *serverResult, name string, f func(*queryResult) cell) cell {
-		if r.Queries == nil || r.Queries[name] == nil {
-			return none()
-		}
-		return f(r.Queries[name])
-	}
-	zero := func(h, _ cell) bool { return h.ok && h.num == 0 }
-	type readRow struct {
-		name, label string
-		p99         time.Duration
-	}
-	var reads []readRow
 	for _, rq := range readQueries {
 		label := fmt.Sprintf("lookup at %s: `%s`", stored, rq.shape)
 		switch rq.name {
@@ -152,130 +78,84 @@ func renderTable(c *config, res *results) string {
 		case "search", "search common":
 			label = fmt.Sprintf("search at %s stored: `%s`", stored, rq.shape)
 		}
-		reads = append(reads, readRow{rq.name, label, cmp.Or(rq.p99, 2*time.Millisecond)})
-	}
-	for _, rd := range reads {
-		name := rd.name
-		under := func(h, _ cell) bool { return h.ok && h.num < float64(rd.p99) }
-		add(row{rd.label, "REQ→EOSE p50",
-			q(h, name, func(x *queryResult) cell { return durCell(x.P50) }),
-			q(p, name, func(x *queryResult) cell { return durCell(x.P50) }), "", nil, true})
-		target, judge := "< "+fmtDur(rd.p99), under
-		if rd.p99 < 0 {
-			target, judge = "", nil
+		q := func(f func(*queryResult) cell) func(*serverResult) cell {
+			return of(func(r *serverResult) *queryResult { return r.Queries[rq.name] }, f)
 		}
-		add(row{"", "REQ→EOSE p99",
-			q(h, name, func(x *queryResult) cell { return durCell(x.P99) }),
-			q(p, name, func(x *queryResult) cell { return durCell(x.P99) }), target, judge, true})
-		wrong := func(x *queryResult) cell {
+		t.add(label, "REQ→EOSE p50", q(func(x *queryResult) cell { return durCell(x.P50) }), goal{}, true)
+		t.add("", "REQ→EOSE p99", q(func(x *queryResult) cell { return durCell(x.P99) }), gl.readP99[rq.name], true)
+		t.add("", "events not matching filter", q(func(x *queryResult) cell {
 			if x.N == 0 {
 				return none()
 			}
 			return intCell(x.Wrong)
-		}
-		add(row{"", "events not matching filter",
-			q(h, name, wrong), q(p, name, wrong), "0", zero, false})
-		add(row{"", "REQs timed / events returned",
-			q(h, name, func(x *queryResult) cell { return cell{fmt.Sprintf("%d / %s", x.N, fmtCount(x.Returned)), 0, true} }),
-			q(p, name, func(x *queryResult) cell { return cell{fmt.Sprintf("%d / %s", x.N, fmtCount(x.Returned)), 0, true} }), "", nil, false})
-		if (h.Queries != nil && h.Queries[name] != nil && h.Queries[name].Closed > 0) || (p.Queries != nil && p.Queries[name] != nil && p.Queries[name].Closed > 0) {
-			add(row{"", "REQs CLOSED",
-				q(h, name, func(x *queryResult) cell { return intCell(x.Closed) }),
-				q(p, name, func(x *queryResult) cell { return intCell(x.Closed) }), "", nil, false})
+		}), gl.readWrong, false)
+		t.add("", "REQs timed / events returned", q(func(x *queryResult) cell {
+			return cell{fmt.Sprintf("%d / %s", x.N, fmtCount(x.Returned)), 0, true}
+		}), goal{}, false)
+		closed := q(func(x *queryResult) cell { return intCell(x.Closed) })
+		if closed(h).num > 0 || closed(p).num > 0 {
+			t.add("", "REQs CLOSED", closed, goal{}, false)
 		}
 	}
+	t.rows = append(t.rows, row{"read workloads (all the queries above)", "garbage collection, share of the server's CPU",
+		gcCell(h), cell{text: "n/a"}, gl.readGC, false})
 
-	// fan-out
-	fanRows := func(wl string, get func(*serverResult) *fanoutResult) {
-		fo := func(r *serverResult, f func(*fanoutResult) cell) cell {
-			if get(r) == nil {
-				return none()
-			}
-			return f(get(r))
-		}
-		add(row{wl, "delivery p50",
-			fo(h, func(x *fanoutResult) cell { return durCell(x.P50) }),
-			fo(p, func(x *fanoutResult) cell { return durCell(x.P50) }), "", nil, true})
-		add(row{"", "delivery p99",
-			fo(h, func(x *fanoutResult) cell { return durCell(x.P99) }),
-			fo(p, func(x *fanoutResult) cell { return durCell(x.P99) }),
-			"< 50 ms", func(h, _ cell) bool { return h.ok && h.num < float64(50*time.Millisecond) }, true})
-		add(row{"", "missed deliveries",
-			fo(h, func(x *fanoutResult) cell { return intCell(x.Missed) }),
-			fo(p, func(x *fanoutResult) cell { return intCell(x.Missed) }), "0", zero, false})
+	// fan-out, send → tail
+	fanRows := func(wl, what string, get func(*serverResult) *fanoutResult, p50, p99 goal) {
+		fo := func(f func(*fanoutResult) cell) func(*serverResult) cell { return of(get, f) }
+		t.add(wl, what+" p50", fo(func(x *fanoutResult) cell { return durCell(x.P50) }), p50, true)
+		t.add("", what+" p99", fo(func(x *fanoutResult) cell { return durCell(x.P99) }), p99, true)
+		t.add("", "missed deliveries", fo(func(x *fanoutResult) cell { return intCell(x.Missed) }), gl.missed, false)
 	}
 	spread := ""
 	if c.hiveInstances > 1 {
 		spread = fmt.Sprintf(" (hive: publisher on instance 1, subscribers spread over all %d)", c.hiveInstances)
 	}
 	fanRows(fmt.Sprintf("fan-out: 1 publisher, %s subscribers on one channel, %d events %s apart%s", fmtCount(c.fanoutSubs), c.fanoutEvents, c.fanoutSpacing, spread),
-		func(r *serverResult) *fanoutResult { return r.Fanout })
+		"delivery", func(r *serverResult) *fanoutResult { return r.Fanout }, goal{}, gl.fanoutP99)
 	if h.FanoutCross != nil {
 		others := "instance 2"
 		if c.hiveInstances > 2 {
 			others = fmt.Sprintf("instances 2 to %d", c.hiveInstances)
 		}
 		fanRows(fmt.Sprintf("fan-out across instances: 1 publisher on instance 1, %s subscribers on %s, %d events %s apart", fmtCount(c.fanoutSubs), others, c.fanoutEvents, c.fanoutSpacing),
-			func(r *serverResult) *fanoutResult { return r.FanoutCross })
+			"delivery", func(r *serverResult) *fanoutResult { return r.FanoutCross }, goal{}, gl.crossP99)
 	}
+	fanRows(fmt.Sprintf("send → tail: one connection publishes %d kind 9 messages to a channel, %s apart; another connection's live subscription to it receives them", c.sendtailEvents, c.sendtailSpace),
+		"publish sent → EVENT received", func(r *serverResult) *fanoutResult { return r.SendTail }, gl.sendP50, gl.sendP99)
 
 	// idle
-	id := func(r *serverResult, f func(*idleResult) cell) cell {
-		if r.Idle == nil {
-			return none()
-		}
-		return f(r.Idle)
+	id := func(f func(*idleResult) cell) func(*serverResult) cell {
+		return of(func(r *serverResult) *idleResult { return r.Idle }, f)
 	}
-	wl = fmt.Sprintf("idle: %s connections, one open REQ each", fmtCount(c.idleConns))
-	add(row{wl, "RSS per connection",
-		id(h, func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }),
-		id(p, func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }),
-		"≤ 12 KB", func(h, _ cell) bool { return h.ok && h.num <= 12 }, true})
-	add(row{"", "RSS before → after",
-		id(h, func(x *idleResult) cell {
-			return cell{fmt.Sprintf("%d → %d MB", x.RSSBefore/1024, x.RSSAfter/1024), 0, true}
-		}),
-		id(p, func(x *idleResult) cell {
-			return cell{fmt.Sprintf("%d → %d MB", x.RSSBefore/1024, x.RSSAfter/1024), 0, true}
-		}), "", nil, false})
+	t.add(fmt.Sprintf("idle: %s connections, one open REQ each", fmtCount(c.idleConns)), "RSS per connection",
+		id(func(x *idleResult) cell { return numCell(x.KBPerConn, "%.1f KB") }), gl.idlePerConn, true)
+	t.add("", "RSS before → after", id(func(x *idleResult) cell {
+		return cell{fmt.Sprintf("%d → %d MB", x.RSSBefore/1024, x.RSSAfter/1024), 0, true}
+	}), goal{}, false)
 
 	// info
-	add(row{"info (untimed)", fmt.Sprintf("preload of %s stored events", stored),
-		importCell(h), importCell(p), "", nil, false})
-	add(row{"", "CPU of other processes during the workloads (cores)",
-		othersCell(h), othersCell(p), "", nil, false})
-	add(row{"", "RSS / peak RSS at the end",
-		memCell(h), memCell(p), "", nil, false})
-	add(row{"", "load average (1, 5, 15 min) before → after the workloads",
-		loadCell(h), loadCell(p), "", nil, false})
+	t.add("info (untimed)", fmt.Sprintf("preload of %s stored events", stored), importCell, goal{}, false)
+	t.add("", "CPU of other processes during the workloads (cores)", othersCell, goal{}, false)
+	t.add("", "RSS / peak RSS at the end", memCell, goal{}, false)
+	t.add("", "load average (1, 5, 15 min) before → after the workloads", loadCell, goal{}, false)
 	for _, w := range workloadOrder {
 		if h.CPU[w].Wall == 0 && p.CPU[w].Wall == 0 {
 			continue
 		}
-		add(row{"", fmt.Sprintf("CPU during %s: server (+ PostgreSQL) / bench client / other processes, in cores", w),
-			cpuCell(h, w), cpuCell(p, w), "", nil, false})
+		t.add("", fmt.Sprintf("CPU during %s: server (+ PostgreSQL) / bench client / other processes, in cores", w),
+			func(r *serverResult) cell { return cpuCell(r, w) }, goal{}, false)
 	}
 
 	var b strings.Builder
 	b.WriteString("| workload | metric | hive | peer | hive/peer | target for hive | hive |\n")
 	b.WriteString("|---|---|--:|--:|--:|---|---|\n")
-	for _, r := range rows {
+	for _, r := range t.rows {
 		ratio := ""
 		if r.ratio && r.hive.ok && r.peer.ok && r.peer.num != 0 {
 			ratio = fmtRatio(r.hive.num / r.peer.num)
 		}
-		verdict := ""
-		if r.met != nil {
-			switch {
-			case !r.hive.ok:
-				verdict = "not measured"
-			case r.met(r.hive, r.peer):
-				verdict = "met"
-			default:
-				verdict = "**missed**"
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.workload, r.metric, r.hive.text, r.peer.text, ratio, r.target, verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.workload, r.metric, r.hive.text, r.peer.text, ratio, r.goal.text, r.goal.verdict(r.hive, r.peer))
 	}
 	for _, x := range []struct {
 		name string
@@ -312,140 +192,31 @@ func renderTable(c *config, res *results) string {
 	return b.String()
 }
 
-func fmtRatio(x float64) string {
-	switch {
-	case x >= 10:
-		return fmt.Sprintf("%.0f×", x)
-	case x >= 0.1:
-		return fmt.Sprintf("%.2f×", x)
-	default:
-		return fmt.Sprintf("%.2g×", x)
-	}
-}
-
-func importCell(r *serverResult) cell {
-	switch {
-	case r.ImportCached:
-		return cell{text: "cached"}
-	case r.Import == 0:
+// cpuPerEvent is the server processes' CPU time during the ingest workload over the events
+// they accepted (and the PostgreSQL server's, when there is one, beside it).
+func cpuPerEvent(r *serverResult) cell {
+	sp, ok := r.CPU["ingest"]
+	if r.Ingest == nil || !ok || sp.Wall == 0 {
 		return none()
 	}
-	return durCell(r.Import)
-}
-
-func othersCell(r *serverResult) cell {
-	if r.Wall == 0 {
+	acked := r.Ingest.N - r.Ingest.Rejected
+	if acked <= 0 {
 		return none()
 	}
-	return numCell(r.Others.Seconds()/r.Wall.Seconds(), "%.2f")
-}
-
-// workloadOrder is the order in which the workloads run.
-var workloadOrder = []string{"reads", "ingest", "burst", "fanout", "fanout-cross", "idle"}
-
-func loadCell(r *serverResult) cell {
-	if r.Load[0] == "" {
-		return none()
-	}
-	return cell{text: r.Load[0] + " → " + r.Load[1], ok: true}
-}
-
-// cpuCell is the CPU a workload used, by process, as cores busy over its wall time.
-func cpuCell(r *serverResult, w string) cell {
-	sp, ok := r.CPU[w]
-	if !ok || sp.Wall == 0 {
-		return none()
-	}
-	cores := func(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()/sp.Wall.Seconds()) }
-	srv := cores(sp.Server)
+	per := sp.Server / time.Duration(acked)
+	c := cell{fmtMicros(per), float64(per), true}
 	if sp.DB > 0 {
-		srv += " + " + cores(sp.DB)
+		c.text += " + " + fmtMicros(sp.DB/time.Duration(acked)) + " PostgreSQL"
 	}
-	return cell{text: srv + " / " + cores(sp.Client) + " / " + cores(sp.Others), ok: true}
+	return c
 }
 
-func memCell(r *serverResult) cell {
-	if r.RSSEnd == 0 {
+// gcCell is the garbage collector's share of the server's CPU during the read workloads.
+func gcCell(r *serverResult) cell {
+	g := r.ReadsGC
+	if g == nil || g.CPU <= 0 {
 		return none()
 	}
-	return cell{fmt.Sprintf("%d / %d MB", r.RSSEnd/1024, r.HWMEnd/1024), 0, true}
-}
-
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-func unameM() string {
-	out, err := exec.Command("uname", "-m").Output()
-	if err != nil {
-		return runtime.GOARCH
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// hiveRevision names the hive source that was built: its commit, and whether files outside
-// bench/ differed from it.
-func hiveRevision(src string) string {
-	if src == "" {
-		return "a prebuilt binary (-hive-bin)"
-	}
-	out, err := exec.Command("git", "-C", src, "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "an unknown revision"
-	}
-	rev := "commit " + strings.TrimSpace(string(out))
-	st, err := exec.Command("git", "-C", src, "status", "--porcelain", "--", ".", ":(exclude)bench").Output()
-	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
-		rev += " with uncommitted changes"
-	}
-	return rev
-}
-
-func envSection(c *config) string {
-	mode := "full"
-	if c.quick {
-		mode = "quick (-quick)"
-	}
-	src := c.hiveSrc
-	if c.hiveBin != "" {
-		src = ""
-	}
-	log := "hive over its SQLite log"
-	if c.hiveStore != "" {
-		log = fmt.Sprintf("hive as %d instance(s) over one PostgreSQL log (-hive-store)", c.hiveInstances)
-	}
-	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s; %s. Mode: %s, %s stored events; the whole run took %s. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), log, mode, fmtCount(c.stored), time.Since(logStart).Round(time.Second))
-}
-
-const (
-	beginMarker = "<!-- BEGIN RESULTS (written by `make bench`) -->"
-	endMarker   = "<!-- END RESULTS -->"
-)
-
-// writeSection replaces what lies between the begin and end markers of the README at path.
-func writeSection(path, begin, end, body string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	s := string(b)
-	i := strings.Index(s, begin)
-	j := strings.Index(s, end)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s has no markers %s ... %s", path, begin, end)
-	}
-	out := s[:i+len(begin)] + "\n\n" + body + "\n" + s[j:]
-	return os.WriteFile(path, []byte(out), 0o644)
+	share := g.GC.Seconds() / g.CPU.Seconds()
+	return cell{fmt.Sprintf("%.1f%% (%.2f of %.2f s)", 100*share, g.GC.Seconds(), g.CPU.Seconds()), share, true}
 }

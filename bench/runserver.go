@@ -10,8 +10,11 @@ import (
 
 // liveSets are the pre-signed events of the write workloads.
 type liveSets struct {
-	ingest, burst, fanout, cross []*nostr.Event
+	ingest, burst, fanout, cross, sendtail []*nostr.Event
 }
+
+// workloadOrder is the order in which the workloads run.
+var workloadOrder = []string{"reads", "ingest", "burst", "fanout", "fanout-cross", "sendtail", "idle"}
 
 // runServer takes one target through setup, preload and every workload, then stops it.
 // quiet waits for background setup work, so nothing else runs during the timed workloads.
@@ -128,10 +131,14 @@ func runServer(ctx context.Context, c *config, t *target, r *serverResult, corpu
 		}
 	}
 	step("reads", func() error {
+		gc := t.startGCShare()
 		qs, err := runReads(ctx, t, meta, querySizes{history: c.history, lookups: c.lookups, budget: c.queryBudget})
 		r.Queries = map[string]*queryResult{}
 		for _, q := range qs {
 			r.Queries[q.Name] = q
+		}
+		if r.ReadsGC = gc(); r.ReadsGC != nil {
+			logf("%s: reads: garbage collection %s of the server's %s CPU", t.name, r.ReadsGC.GC.Round(time.Millisecond), r.ReadsGC.CPU.Round(time.Millisecond))
 		}
 		return err
 	})
@@ -151,26 +158,24 @@ func runServer(ctx context.Context, c *config, t *target, r *serverResult, corpu
 		r.Burst = x
 		return err
 	})
-	step("fanout", func() error {
-		urls := t.urls()
-		x, err := runFanout(ctx, t, urls, urls[0], meta.Channels[0], live.fanout, c.fanoutSubs, c.fanoutSpacing)
-		if x != nil {
-			logf("%s: fan-out: p50 %s p99 %s missed %d refused %d", t.name, fmtDur(x.P50), fmtDur(x.P99), x.Missed, x.Rejected)
-		}
-		r.Fanout = x
-		return err
-	})
-	if len(t.servers) > 1 {
-		step("fanout-cross", func() error {
-			urls := t.urls()
-			x, err := runFanout(ctx, t, urls[1:], urls[0], meta.Channels[0], live.cross, c.fanoutSubs, c.fanoutSpacing)
+	// fan is a fan-out workload: subs subscribers on subURLs, evs published on the first URL
+	fan := func(name, what string, subURLs []string, evs []*nostr.Event, subs int, spacing time.Duration, out **fanoutResult) {
+		step(name, func() error {
+			x, err := runFanout(ctx, t, subURLs, t.urls()[0], meta.Channels[0], evs, subs, spacing)
 			if x != nil {
-				logf("%s: fan-out across instances: p50 %s p99 %s missed %d refused %d", t.name, fmtDur(x.P50), fmtDur(x.P99), x.Missed, x.Rejected)
+				logf("%s: %s: p50 %s p99 %s missed %d refused %d", t.name, what, fmtDur(x.P50), fmtDur(x.P99), x.Missed, x.Rejected)
 			}
-			r.FanoutCross = x
+			*out = x
 			return err
 		})
 	}
+	urls := t.urls()
+	fan("fanout", "fan-out", urls, live.fanout, c.fanoutSubs, c.fanoutSpacing, &r.Fanout)
+	if len(urls) > 1 {
+		fan("fanout-cross", "fan-out across instances", urls[1:], live.cross, c.fanoutSubs, c.fanoutSpacing, &r.FanoutCross)
+	}
+	// send → tail: what a person feels between `hive send` and `hive tail --follow`, on one hub
+	fan("sendtail", "send → tail", urls[:1], live.sendtail, 1, c.sendtailSpace, &r.SendTail)
 	step("idle", func() error {
 		x, err := runIdle(ctx, t, meta.Channels[0], c.idleConns)
 		if x != nil {

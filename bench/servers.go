@@ -25,6 +25,9 @@ type server struct {
 	cmd     *exec.Cmd
 	logPath string
 
+	// metrics is the address of its Prometheus /metrics ("" when it serves none)
+	metrics string
+
 	argv func() []string // command line to start it
 	// prepare, when set, runs before every start (a second hive instance copies the first's keys)
 	prepare func() error

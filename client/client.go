@@ -3,7 +3,9 @@
 // challenge (with an owner's NIP-OA tag for agents and devices), publishes and
 // waits for OK, and keeps live subscriptions across reconnects: jittered
 // backoff, re-AUTH, resubscribe with since = last seen minus a margin,
-// duplicates dropped by id. Events given to it are never modified.
+// duplicates dropped by id; a live subscription's queue for a slow reader is
+// bounded, and past its bounds it catches up from the hub's log instead
+// (lag.go). Events given to it are never modified.
 package client
 
 import (
@@ -18,6 +20,7 @@ import (
 
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -34,6 +37,15 @@ type Options struct {
 	PingInterval time.Duration // client pings; a connection silent for 3 intervals is dropped (default 10 s)
 	Timeout      time.Duration // dial, AUTH and single write timeout (default 10 s)
 	Log          *slog.Logger  // default: discard
+
+	// MaxQueuedEvents and MaxQueuedBytes bound what a live subscription
+	// holds for a reader that has not taken it yet (defaults
+	// DefaultMaxQueuedEvents, DefaultMaxQueuedBytes). Past either, the
+	// subscription drops its queue and catches up from the hub's log at the
+	// reader's pace (Subscription, lag.go): memory stays bounded and no
+	// stored event is lost or repeated.
+	MaxQueuedEvents int
+	MaxQueuedBytes  int
 
 	// ProfileCache keeps the kind 0 profiles LoadNames fetched for this long
 	// and answers later LoadNames from them (0: ask the hub every time). For
@@ -52,6 +64,12 @@ func (o *Options) defaults() {
 	set(&o.SkewMargin, 10*time.Second)
 	set(&o.PingInterval, 10*time.Second)
 	set(&o.Timeout, 10*time.Second)
+	if o.MaxQueuedEvents <= 0 {
+		o.MaxQueuedEvents = DefaultMaxQueuedEvents
+	}
+	if o.MaxQueuedBytes <= 0 {
+		o.MaxQueuedBytes = DefaultMaxQueuedBytes
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -79,7 +97,7 @@ type Client struct {
 	once sync.Once
 	wg   sync.WaitGroup
 
-	stamps stamper // times of the events Sign dates
+	stamps kinds.Stamper // times of the events Sign dates
 
 	profiles profileCache // Options.ProfileCache
 }

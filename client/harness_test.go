@@ -18,6 +18,7 @@ import (
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/sqlite"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // testHub is the real closed hub (hub.Open, as hive serve runs it) on
@@ -215,4 +216,29 @@ func (p *proxy) cut() {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+// nextOf waits up to within for sub's next event; false when none came (the
+// subscription ending fails the test).
+func nextOf(t *testing.T, sub *client.Subscription, within time.Duration) (nostr.Event, bool) {
+	t.Helper()
+	select {
+	case ev, ok := <-sub.Events():
+		if !ok {
+			t.Fatalf("subscription ended: %v", sub.Err())
+		}
+		return ev, true
+	case <-time.After(within):
+		return nostr.Event{}, false
+	}
+}
+
+// mustNext is nextOf that fails the test when nothing came.
+func mustNext(t *testing.T, sub *client.Subscription, within time.Duration) nostr.Event {
+	t.Helper()
+	ev, ok := nextOf(t, sub, within)
+	if !ok {
+		t.Fatalf("nothing delivered within %v", within)
+	}
+	return ev
 }

@@ -34,20 +34,7 @@ func TestResubscribeAfterFutureEventKeepsMissed(t *testing.T) {
 	if _, err := admin.Publish(ctx, ahead); err != nil {
 		t.Fatal(err)
 	}
-	next := func() nostr.Event {
-		t.Helper()
-		select {
-		case ev, ok := <-sub.Events():
-			if !ok {
-				t.Fatalf("subscription ended: %v", sub.Err())
-			}
-			return ev
-		case <-time.After(30 * time.Second):
-			t.Fatal("nothing delivered within 30 s")
-		}
-		return nostr.Event{}
-	}
-	if ev := next(); ev.Content != ahead.Content {
+	if ev := mustNext(t, sub, 30*time.Second); ev.Content != ahead.Content {
 		t.Fatalf("first delivery %q", ev.Content)
 	}
 	if th.kickAll() == 0 {
@@ -57,7 +44,53 @@ func TestResubscribeAfterFutureEventKeepsMissed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(); ev.ID != missed.ID {
+	if ev := mustNext(t, sub, 30*time.Second); ev.ID != missed.ID {
 		t.Fatalf("after the reconnect: %q, not the message sent during the drop", ev.Content)
+	}
+}
+
+// After a reconnect, a live subscription still gets a new event dated well
+// before the newest one it delivered: an author whose clock is a minute
+// slow, or a message signed offline and sent later. The resubscription's
+// since (newest seen minus the margin) bounds the stored events it asks
+// for again, not the live ones (before the fix the hub matched every live
+// event against that since and this one never arrived).
+func TestResubscribeKeepsLiveEventsDatedBehind(t *testing.T) {
+	th := startHub(t, nil)
+	admin := connect(t, th.URL, th.admin, client.Options{})
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
+		t.Fatal(err)
+	}
+	reader := connect(t, th.URL, th.member(t, admin), client.Options{MinBackoff: 100 * time.Millisecond})
+	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.EOSE()
+	now, err := admin.Publish(ctx, client.Message("c", "on time"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := mustNext(t, sub, 30*time.Second); ev.ID != now.ID {
+		t.Fatalf("first delivery %q", ev.Content)
+	}
+	if th.kickAll() == 0 {
+		t.Fatal("nothing kicked")
+	}
+	for deadline := time.Now().Add(20 * time.Second); reader.URL() == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader did not reconnect")
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the resubscription is on the wire
+	behind := client.Message("c", "dated a minute behind")
+	behind.CreatedAt = nostr.Now() - 60
+	sent, err := admin.Publish(ctx, behind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := mustNext(t, sub, 30*time.Second); ev.ID != sent.ID {
+		t.Fatalf("after the reconnect: %q, not the message dated behind", ev.Content)
 	}
 }

@@ -16,6 +16,16 @@ import (
 // newest created_at it has seen (an event dated in the future counts as its
 // arrival time) minus the skew margin; events it has already delivered are
 // dropped by id, so each arrives once.
+//
+// Events wait in a queue between the connection and Events, so a slow
+// reader never stalls the connection (or the client's other
+// subscriptions). A live subscription's queue is bounded
+// (Options.MaxQueuedEvents, Options.MaxQueuedBytes): past either, the queued
+// events are dropped and the subscription is lagged; it then catches up from
+// the hub's log, at the reader's pace, from the oldest created_at it dropped
+// (with id de-duplication), oldest first, and goes back to live delivery
+// once it has caught up (lag.go). Stored events are not lost that way; an
+// ephemeral event (the hub keeps none) dropped while its reader lags is.
 type Subscription struct {
 	c       *Client
 	id      string
@@ -34,6 +44,9 @@ type Subscription struct {
 	inStored bool
 	eosed    bool
 	queue    []nostr.Event
+	waiting  map[string]struct{} // ids in queue (a catch-up may hand one first)
+	qBytes   int                 // the queue's size (eventSize)
+	lag      *lagState           // set while the subscription catches up from the log
 	ended    bool
 	err      error
 	once     sync.Once
@@ -108,7 +121,7 @@ func (c *Client) subscribe(ctx context.Context, live bool, filters []nostr.Filte
 	s := &Subscription{
 		c: c, filters: slices.Clone(filters), live: live,
 		events: make(chan nostr.Event, 64), eose: make(chan struct{}), done: make(chan struct{}),
-		notify: make(chan struct{}, 1), seen: map[string]nostr.Timestamp{}, inStored: true,
+		notify: make(chan struct{}, 1), seen: map[string]nostr.Timestamp{}, waiting: map[string]struct{}{}, inStored: true,
 	}
 	c.mu.Lock()
 	c.nextSub++
@@ -154,8 +167,17 @@ func (s *Subscription) req(filters []nostr.Filter) []any {
 
 // resubscribe sends the REQ on a new connection. A live subscription asks
 // only for what it may have missed: since = newest seen minus the skew margin,
-// without the original limit (the hub's own cap applies). A one-shot query
-// that lost its connection ends with ErrUnreachable.
+// without the original limit (the hub's own cap applies). That since would
+// also keep out every live event dated before it (the hub matches live events
+// against the whole filter): an author whose clock is behind, a message
+// signed offline and sent later. So each filter goes again as it was, with
+// limit 0 (live only), beside it, as long as the REQ keeps within
+// resubscribeFilters. A one-shot query that lost its connection ends with
+// ErrUnreachable.
+// resubscribeFilters is the most filters a resubscription sends: the hub's
+// default max_filters.
+const resubscribeFilters = 16
+
 func (s *Subscription) resubscribe(cn *conn) {
 	if !s.live {
 		s.c.dropSub(s)
@@ -173,6 +195,12 @@ func (s *Subscription) resubscribe(cn *conn) {
 			}
 			f.Limit = 0
 			filters[i] = f
+		}
+		if 2*len(s.filters) <= resubscribeFilters {
+			for _, f := range s.filters {
+				f.Limit, f.LimitZero = 0, true
+				filters = append(filters, f)
+			}
 		}
 	}
 	s.stored = nil
@@ -204,8 +232,27 @@ func (s *Subscription) add(ev nostr.Event) {
 	s.deliver(ev)
 }
 
-// deliver queues ev; s.mu is held.
+// deliver queues ev; when that would pass the queue's bounds, the events
+// queued before it are dropped and the subscription lags (lag.go). s.mu is
+// held.
 func (s *Subscription) deliver(ev nostr.Event) {
+	size := eventSize(&ev)
+	if s.live && len(s.queue) > 0 && (len(s.queue)+1 > s.c.opts.MaxQueuedEvents || s.qBytes+size > s.c.opts.MaxQueuedBytes) {
+		s.dropQueue()
+	}
+	s.markSeen(ev)
+	s.queue = append(s.queue, ev)
+	s.waiting[ev.ID] = struct{}{}
+	s.qBytes += size
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// markSeen records ev as delivered (queued or handed to the reader); s.mu
+// is held.
+func (s *Subscription) markSeen(ev nostr.Event) {
 	s.seen[ev.ID] = ev.CreatedAt
 	// An event dated ahead of this clock (its author's clock is fast) counts
 	// from its arrival: resubscribing from its created_at would skip every
@@ -213,20 +260,22 @@ func (s *Subscription) deliver(ev nostr.Event) {
 	if at := min(ev.CreatedAt, nostr.Now()); at > s.last {
 		s.last = at
 	}
-	s.queue = append(s.queue, ev)
 	s.prune()
-	select {
-	case s.notify <- struct{}{}:
-	default:
-	}
 }
 
-// prune forgets delivered ids too old to come back in a resubscription.
+// prune forgets delivered ids too old to come back in a resubscription
+// (or in the catch-up of a lagged subscription).
 func (s *Subscription) prune() {
 	if len(s.seen) < 4096 {
 		return
 	}
 	horizon := s.last - nostr.Timestamp(s.c.opts.SkewMargin.Seconds()) - 1
+	if s.lag != nil {
+		horizon = min(horizon, s.lag.floor)
+	}
+	for _, ev := range s.queue { // a drop reads back from the oldest queued
+		horizon = min(horizon, ev.CreatedAt)
+	}
 	for id, at := range s.seen {
 		if at < horizon {
 			delete(s.seen, id)
@@ -282,19 +331,32 @@ func (s *Subscription) end(err error) {
 func (s *Subscription) stopPump() { s.once.Do(func() { close(s.done) }) }
 
 // pump moves queued events to the Events channel, so a slow reader never
-// blocks the connection.
+// blocks the connection; a lagged subscription catches up here, at the
+// reader's pace.
 func (s *Subscription) pump() {
 	defer s.c.wg.Done()
 	defer close(s.events)
 	for {
 		s.mu.Lock()
+		if s.lag != nil && !s.ended { // what was dropped goes before what queued since
+			s.mu.Unlock()
+			if !s.catchUp() {
+				return
+			}
+			continue
+		}
 		if len(s.queue) > 0 {
 			ev := s.queue[0]
+			s.queue[0] = nostr.Event{}
 			s.queue = s.queue[1:]
+			s.qBytes -= eventSize(&ev)
+			_, mine := s.waiting[ev.ID]
+			delete(s.waiting, ev.ID)
 			s.mu.Unlock()
-			select {
-			case s.events <- ev:
-			case <-s.done:
+			if !mine {
+				continue // a catch-up handed it already
+			}
+			if !s.hand(ev) {
 				return
 			}
 			continue

@@ -9,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/store/storetest"
@@ -119,7 +117,7 @@ func BenchmarkIngestWaiting(b *testing.B) {
 	h, evs := benchMessages(b, 3)
 	ctx := context.Background()
 	const publishers = 8
-	cpu0, wrote0 := processCPU(), processWrote(b)
+	cpu0, wrote0 := storetest.ProcessCPU(), processWrote(b)
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for p := 0; p < publishers; p++ {
@@ -136,7 +134,7 @@ func BenchmarkIngestWaiting(b *testing.B) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
+	b.ReportMetric(float64((storetest.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
 	b.ReportMetric(float64(processWrote(b)-wrote0)/1024/float64(b.N), "written-KB/event")
 }
 
@@ -154,11 +152,4 @@ func processWrote(b *testing.B) int64 {
 		}
 	}
 	return 0
-}
-
-// processCPU is the CPU time this process used so far, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

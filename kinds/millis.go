@@ -2,6 +2,8 @@ package kinds
 
 import (
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -27,4 +29,30 @@ func Millis(tags nostr.Tags) (ms int64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// Stamper hands out event times in unix milliseconds that never repeat or
+// go back, so that what one signer dates keeps the order it was dated in
+// (spec/chat.md, "Order"). The zero Stamper is ready; it is safe for
+// concurrent use.
+type Stamper struct {
+	mu   sync.Mutex
+	last int64
+}
+
+// Next is now in unix milliseconds, or one past the last it handed out
+// when that is not earlier.
+func (s *Stamper) Next(now time.Time) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = max(now.UnixMilli(), s.last+1)
+	return s.last
+}
+
+// Stamp dates ev now (Next): created_at its second and an ms tag with the
+// rest.
+func (s *Stamper) Stamp(ev *nostr.Event) {
+	ms := s.Next(time.Now())
+	ev.CreatedAt = nostr.Timestamp(ms / 1000)
+	ev.Tags = append(ev.Tags, nostr.Tag{MsTag, strconv.FormatInt(ms%1000, 10)})
 }

@@ -39,7 +39,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	// connection by its key: either the hooks see the cut-off or its kick
 	// sees the connection.
 	c.mu.Lock()
-	c.pubkey, c.refusal = ev.PubKey, ""
+	c.pubkey, c.refusal = strings.Clone(ev.PubKey), "" // not a view of the whole AUTH message
 	c.mu.Unlock()
 	msg := ""
 	for _, fn := range r.Hooks.Admit {

@@ -4,26 +4,24 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
 )
 
-// Conn is one client connection. Its reader goroutine only reads: messages go
-// to a bounded queue that a worker goroutine handles in order, and outbound
-// frames to a queue that the relay's writers drain (writer.go). The worker
-// exists only while it has something to do, so an idle connection costs one
-// goroutine with a small stack.
+// Conn is one client connection. Its reads (reader.go) go to a bounded queue
+// that a worker goroutine handles in order, and outbound frames to a queue
+// that the relay's writers drain (writer.go). The reader and the worker
+// exist only while they have something to do, so an idle connection costs
+// one goroutine with a small stack, waiting for the socket.
 type Conn struct {
 	relay     *Relay
-	ws        *websocket.Conn
-	raw       net.Conn // the socket under ws, for batched data frames
+	raw       net.Conn // the socket, after the websocket upgrade
 	challenge string
 	remote    string // for logs: the peer, or what X-Forwarded-For says
 	addr      string // the TCP peer's address: the key of per-address caps
@@ -42,15 +40,15 @@ type Conn struct {
 	member   *member // whose budget the connection counts against, from AUTH on
 	in       [][]byte
 	working  bool
-	out      [][]byte  // complete frames waiting for a writer (writer.go)
-	outBytes int       // bytes in out and not yet taken by the socket
-	writing  bool      // a writer owns the socket's write side
-	midFrame bool      // a partly written frame is waiting for the rest
-	progress time.Time // when the socket last took bytes, or the queue filled
-	room     sync.Cond // signalled when the queue shrinks or the connection closes
+	out      []outFrame // complete frames waiting for a writer (writer.go)
+	outBytes int        // bytes in out and not yet taken by the socket
+	writing  bool       // a writer owns the socket's write side
+	midFrame bool       // a partly written frame is waiting for the rest
+	progress time.Time  // when the socket last took bytes, or the queue filled
+	room     sync.Cond  // signalled when the queue shrinks or the connection closes
 	closed   bool
 	dropping bool
-	subs     map[string]*subscription
+	subs     []*subscription // the open REQs, at most MaxSubscriptions: found by id in a scan
 
 	// Before AUTH (see budget.go).
 	slot      bool        // holds an unauthenticated-connection slot; guarded by mu
@@ -59,14 +57,13 @@ type Conn struct {
 	refilled  time.Time
 }
 
-func newConn(r *Relay, ws *websocket.Conn, req *http.Request, addr string) *Conn {
+func newConn(r *Relay, raw net.Conn, req *http.Request, addr string) *Conn {
 	var b [16]byte
 	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
 		relay:     r,
-		ws:        ws,
-		raw:       ws.UnderlyingConn(),
+		raw:       raw,
 		challenge: hex.EncodeToString(b[:]),
 		since:     time.Now(),
 		remote:    remoteAddr(req),
@@ -105,7 +102,7 @@ func (c *Conn) Owner() string {
 // SetOwner records, during Admit, that the authenticating key is an agent of owner.
 func (c *Conn) SetOwner(owner string) {
 	c.mu.Lock()
-	c.owner = owner
+	c.owner = strings.Clone(owner) // kept for the connection's life: not a view of a message
 	c.mu.Unlock()
 }
 
@@ -131,100 +128,6 @@ func (c *Conn) RemoteAddr() string { return c.remote }
 
 // Context is cancelled when the connection closes.
 func (c *Conn) Context() context.Context { return c.ctx }
-
-func (c *Conn) readLoop() {
-	defer c.shutdown("")
-	timeout := 3 * c.relay.cfg.PingInterval
-	c.ws.SetReadDeadline(time.Now().Add(timeout))
-	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(timeout))
-	})
-	// Control frames go through the outbound queue like the rest, so none
-	// lands inside a frame that is partly written.
-	c.ws.SetPingHandler(func(data string) error {
-		c.sendControl(frame(opPong, []byte(data)))
-		return nil
-	})
-	c.ws.SetCloseHandler(func(int, string) error { return nil })
-	// Always offer NIP-42; RequireAuth decides whether it is enforced.
-	c.send(authChallenge(c.challenge))
-	for {
-		typ, msg, err := c.readMessage()
-		if err != nil {
-			return
-		}
-		c.ws.SetReadDeadline(time.Now().Add(timeout))
-		if c.needsAuth() {
-			// Before AUTH, one message at a time from a small budget: nothing
-			// queues, and the reader waits while it is handled.
-			if !c.spendUnauthToken() {
-				c.close(websocket.ClosePolicyViolation, fmt.Sprintf("rate-limited: more than %d messages before AUTH; authenticate first", c.relay.cfg.UnauthBurst), true)
-				return
-			}
-			if typ != websocket.TextMessage {
-				c.send(notice("invalid: only text frames carry Nostr messages"))
-				continue
-			}
-			// On a goroutine that then exits, so what AUTH takes (a signature
-			// check, admission) does not grow the reader's stack for good.
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				c.handle(msg)
-			}()
-			select {
-			case <-done:
-			case <-c.ctx.Done():
-				return
-			}
-			continue
-		}
-		if typ != websocket.TextMessage {
-			c.send(notice("invalid: only text frames carry Nostr messages"))
-			continue
-		}
-		// Wait for room: a client that sends faster than the hub handles is
-		// held back here, and through TCP.
-		select {
-		case c.queued <- struct{}{}:
-		case <-c.ctx.Done():
-			return
-		}
-		c.mu.Lock()
-		c.in = append(c.in, msg)
-		start := !c.working
-		c.working = true
-		c.mu.Unlock()
-		if start {
-			go c.work()
-		}
-	}
-}
-
-// readMessage reads the next message, at most MaxMessageBytes (or
-// MaxUnauthMessageBytes before AUTH). A larger one closes the connection with
-// a reason and an error is returned.
-func (c *Conn) readMessage() (int, []byte, error) {
-	typ, rd, err := c.ws.NextReader()
-	if err != nil {
-		return 0, nil, err
-	}
-	limit, what := c.relay.cfg.MaxMessageBytes, "max_message_length"
-	if c.needsAuth() {
-		limit, what = c.relay.cfg.MaxUnauthMessageBytes, "max_unauth_message_length; authenticate first"
-	}
-	msg, err := io.ReadAll(io.LimitReader(rd, int64(limit)+1))
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(msg) > limit {
-		c.close(websocket.CloseMessageTooBig, fmt.Sprintf("invalid: message larger than %d bytes (%s)", limit, what), true)
-		return 0, nil, errTooBig
-	}
-	return typ, msg, nil
-}
-
-var errTooBig = errors.New("message too big")
 
 // work handles queued messages in order and exits when the queue is empty.
 func (c *Conn) work() {
@@ -271,15 +174,15 @@ func (c *Conn) close(code int, reason string, unread bool) {
 	c.room.Broadcast()
 	c.cancel()
 	if !mid { // else the client is not reading, and a close frame would land inside another
-		deadline := time.Now().Add(time.Second)
-		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(reason, 120)), deadline)
+		c.raw.SetWriteDeadline(time.Now().Add(time.Second))
+		c.raw.Write(frame(opClose, websocket.FormatCloseMessage(code, truncate(reason, 120))))
 	}
 	if tc, ok := c.raw.(interface{ CloseWrite() error }); ok && unread {
 		tc.CloseWrite()
 		c.raw.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		io.Copy(io.Discard, io.LimitReader(c.raw, lingerBytes))
 	}
-	c.ws.Close()
+	c.raw.Close()
 	c.relay.forget(c)
 }
 

@@ -275,7 +275,11 @@ func FuzzFilterMatching(f *testing.F) {
 		}
 
 		var want []*nostr.Event
+		live := newLiveFilter(flt)
 		for _, ev := range universe {
+			if live.matches(ev) != flt.Matches(ev) {
+				t.Fatalf("the live filter disagrees with Matches (%v)\n filter %s\n event  %s", flt.Matches(ev), filterJSON, ev)
+			}
 			if flt.Matches(ev) {
 				want = append(want, ev)
 				if !indexFinds(flt, ev) {

@@ -168,23 +168,23 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	}
 	// Search filters are answered from the log only (spec/protocol.md): the
 	// subscription listens with the others.
-	live := slices.DeleteFunc(slices.Clone(filters), func(f nostr.Filter) bool { return f.Search != "" })
-	sub := newSubscription(c, id, live)
+	id = strings.Clone(id) // kept while the REQ is open: not a view of the whole message
+	sub := newSubscription(c, id, filters)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return
 	}
-	old := c.subs[id]
-	if old == nil && len(c.subs) >= r.cfg.MaxSubscriptions {
+	var old *subscription
+	if i := c.subPos(id); i >= 0 {
+		old, c.subs[i] = c.subs[i], sub
+	} else if len(c.subs) >= r.cfg.MaxSubscriptions {
 		c.mu.Unlock()
 		c.reply(closedMsg(id, fmt.Sprintf("rate-limited: at most %d open subscriptions per connection; CLOSE one first", r.cfg.MaxSubscriptions)))
 		return
+	} else {
+		c.subs = append(c.subs, sub)
 	}
-	if c.subs == nil {
-		c.subs = make(map[string]*subscription, 1)
-	}
-	c.subs[id] = sub
 	c.mu.Unlock()
 	if old != nil {
 		r.subs.remove(old)
@@ -201,7 +201,7 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 		}
 	}
 	c.reply(eose(id))
-	if len(live) == 0 {
+	if len(sub.filters) == 0 {
 		c.handleClose(id) // nothing to follow: the REQ ends at EOSE
 		return
 	}
@@ -313,12 +313,20 @@ func (c *Conn) handleCount(id string, filters []nostr.Filter) {
 
 func (c *Conn) handleClose(id string) {
 	c.mu.Lock()
-	sub := c.subs[id]
-	delete(c.subs, id)
+	var sub *subscription
+	if i := c.subPos(id); i >= 0 {
+		sub = c.subs[i]
+		c.subs = slices.Delete(c.subs, i, i+1)
+	}
 	c.mu.Unlock()
 	if sub != nil {
 		c.relay.subs.remove(sub)
 	}
+}
+
+// subPos is where the open REQ id is in c.subs, or -1. c.mu is held.
+func (c *Conn) subPos(id string) int {
+	return slices.IndexFunc(c.subs, func(s *subscription) bool { return s.id == id })
 }
 
 // readScope is the narrowing of c's stored reads, or nil.

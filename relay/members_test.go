@@ -21,39 +21,64 @@ import (
 // 127.0.0.1 over a real SQLite file.
 func memberHub(t *testing.T, cfg Config) (*Relay, string) {
 	t.Helper()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "hive.db"), store.Options{})
+	r, url, stop, err := serveHub(t.TempDir(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return r, url
+}
+
+// serveHub serves a relay with AUTH required and every key admitted on
+// 127.0.0.1, over a SQLite file in dir; stop closes it all.
+func serveHub(dir string, cfg Config) (r *Relay, url string, stop func(), err error) {
+	st, err := sqlite.Open(filepath.Join(dir, "hive.db"), store.Options{})
+	if err != nil {
+		return nil, "", nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		st.Close()
+		return nil, "", nil, err
 	}
-	url := "ws://" + ln.Addr().String()
+	url = "ws://" + ln.Addr().String()
 	cfg.RequireAuth, cfg.PublicURLs = true, []string{url}
-	r := New(cfg, st, discardLog())
+	r = New(cfg, st, discardLog())
 	r.Hooks.Admit = append(r.Hooks.Admit, func(context.Context, *Conn, *nostr.Event) string { return "" })
 	srv := &http.Server{Handler: r, ConnState: r.ConnState}
 	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close(); r.Close(); st.Close() })
-	return r, url
+	return r, url, func() { srv.Close(); r.Close(); st.Close() }, nil
 }
 
 // authed dials url and authenticates as sk; it returns the connection and
 // the OK's reason ("" when accepted).
-func authed(t *testing.T, url, sk string) (*websocket.Conn, string) {
+func authed(t testing.TB, url, sk string) (*websocket.Conn, string) {
 	t.Helper()
-	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+	ws, why, err := dialAuthed(websocket.DefaultDialer, url, sk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
+	return ws, why
+}
+
+// dialAuthed dials url with d and authenticates as sk; it returns the
+// connection and the OK's reason ("" when accepted).
+func dialAuthed(d *websocket.Dialer, url, sk string) (*websocket.Conn, string, error) {
+	ws, _, err := d.Dial(url, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	fail := func(err error) (*websocket.Conn, string, error) {
+		ws.Close()
+		return nil, "", err
+	}
 	var m []json.RawMessage
 	ws.SetReadDeadline(time.Now().Add(5 * time.Second))
 	for len(m) == 0 || string(m[0]) != `"AUTH"` {
 		_, b, err := ws.ReadMessage()
 		if err != nil {
-			t.Fatal(err)
+			return fail(err)
 		}
 		json.Unmarshal(b, &m)
 	}
@@ -66,14 +91,14 @@ func authed(t *testing.T, url, sk string) (*websocket.Conn, string) {
 	for {
 		_, b, err := ws.ReadMessage()
 		if err != nil {
-			t.Fatal(err)
+			return fail(err)
 		}
 		var ok []json.RawMessage
 		if json.Unmarshal(b, &ok) == nil && len(ok) == 4 && string(ok[0]) == `"OK"` {
 			var why string
 			json.Unmarshal(ok[3], &why)
 			ws.SetReadDeadline(time.Time{})
-			return ws, why
+			return ws, why, nil
 		}
 	}
 }

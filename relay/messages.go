@@ -30,20 +30,30 @@ func frame(op byte, parts ...[]byte) []byte {
 	for _, p := range parts {
 		n += len(p)
 	}
-	b := make([]byte, 0, 10+n)
-	b = append(b, op)
-	switch {
-	case n < 126:
-		b = append(b, byte(n))
-	case n <= 0xFFFF:
-		b = append(b, 126, byte(n>>8), byte(n))
-	default:
-		b = append(b, 127, 0, 0, 0, 0, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
+	b := appendHeader(make([]byte, 0, 10+n), op, n)
 	for _, p := range parts {
 		b = append(b, p...)
 	}
 	return b
+}
+
+// appendHeader appends the header of a frame with an n-byte payload.
+func appendHeader(b []byte, op byte, n int) []byte {
+	b = append(b, op)
+	switch {
+	case n < 126:
+		return append(b, byte(n))
+	case n <= 0xFFFF:
+		return append(b, 126, byte(n>>8), byte(n))
+	default:
+		return append(b, 127, 0, 0, 0, 0, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+}
+
+// textHead renders the start of a text frame with an n-byte payload that
+// begins with prefix: the rest of the payload is sent after it as is.
+func textHead(n int, prefix []byte) []byte {
+	return append(appendHeader(make([]byte, 0, 10+len(prefix)), opText, n), prefix...)
 }
 
 func text(parts ...[]byte) []byte { return frame(opText, parts...) }

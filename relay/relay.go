@@ -3,6 +3,7 @@
 package relay
 
 import (
+	"bufio"
 	"context"
 	"log/slog"
 	"net"
@@ -39,7 +40,7 @@ type Config struct {
 	PingInterval     time.Duration // default 30 s; a peer silent for 3 intervals is dropped
 	AuthWindow       time.Duration // NIP-42 created_at tolerance (default 60 s)
 	AuthTimeout      time.Duration // with RequireAuth, close connections not authenticated by then (default 60 s)
-	ReadBufferBytes  int           // websocket read buffer (default 512 B; larger messages take more reads)
+	ReadBufferBytes  int           // read buffer lent to a connection while it reads (default 512 B; larger messages take more reads)
 
 	// The budget of a connection that has not authenticated (with RequireAuth):
 	// it can cost the hub little more than its socket until it does.
@@ -153,7 +154,9 @@ type Relay struct {
 	upgrader websocket.Upgrader
 	subs     *subIndex
 	fanout   chan fanItem
+	matched  []*subscription // the fan-out goroutine's, reused from event to event
 	writers  writerPool
+	readers  sync.Pool // *bufio.Reader of ReadBufferBytes, lent to reading connections
 
 	mu      sync.Mutex
 	conns   map[*Conn]struct{}
@@ -183,9 +186,12 @@ func New(cfg Config, st Log, log *slog.Logger) *Relay {
 		members: memberSet{m: make(map[string]*member)},
 		stop:    make(chan struct{}),
 	}
+	r.readers.New = func() any { return bufio.NewReaderSize(nil, cfg.ReadBufferBytes) }
+	// The upgrade is gorilla/websocket's; after it the relay reads and
+	// writes frames on the socket itself. ReadBufferSize 0 makes gorilla
+	// keep net/http's reader and a pool keeps it from allocating a writer:
+	// nothing is allocated for buffers the relay never uses.
 	r.upgrader = websocket.Upgrader{
-		ReadBufferSize:  cfg.ReadBufferBytes,
-		WriteBufferSize: 4096,
 		WriteBufferPool: &sync.Pool{},
 		CheckOrigin:     func(*http.Request) bool { return true },
 	}
@@ -225,13 +231,13 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.releaseUnauthSlot(addr, r.cfg.RequireAuth)
 		return
 	}
-	c := newConn(r, ws, req, addr)
+	c := newConn(r, ws.NetConn(), req, addr)
 	r.mu.Lock()
 	r.conns[c] = struct{}{}
 	r.mu.Unlock()
-	// A goroutine of its own, so net/http's goroutine and its buffers for this
-	// connection can go: an idle connection then costs one small stack.
-	go c.readLoop()
+	// On goroutines of the connection's own, so net/http's goroutine and its
+	// buffers for this connection can go.
+	c.serveReads()
 }
 
 // Broadcast hands ev to live subscribers without storing it; hub-side code uses it

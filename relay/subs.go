@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 
@@ -11,9 +12,9 @@ import (
 type subscription struct {
 	conn    *Conn
 	id      string
-	filters []nostr.Filter
-	prefix  []byte // rendered ["EVENT",<id>,
-	keys    []string
+	filters []liveFilter // the REQ's filters but its search ones (never matched live)
+	prefix  []byte       // rendered ["EVENT",<id>,
+	keys    []string     // where the index files it (filterKeys)
 
 	// sent holds the ids sent to this subscription, stored and live, from its
 	// start until the fan-out has caught up with its stored answer; nil
@@ -21,10 +22,27 @@ type subscription struct {
 	// answer and in the fan-out's queue: it is sent once.
 	mu   sync.Mutex
 	sent map[string]struct{}
+
+	// offered is the fan-out round that last offered an event to s: the
+	// fan-out goroutine's own, so an event filed under several of s's keys
+	// is matched once without a set per event.
+	offered uint64
 }
 
 func newSubscription(c *Conn, id string, filters []nostr.Filter) *subscription {
-	return &subscription{conn: c, id: id, filters: filters, prefix: eventPrefix(id), sent: map[string]struct{}{}}
+	s := &subscription{conn: c, id: id, prefix: eventPrefix(id), sent: map[string]struct{}{}}
+	for _, f := range filters {
+		if f.Search != "" {
+			continue
+		}
+		s.filters = append(s.filters, newLiveFilter(f))
+		for _, k := range filterKeys(f) {
+			if !slices.Contains(s.keys, k) {
+				s.keys = append(s.keys, k)
+			}
+		}
+	}
+	return s
 }
 
 // claim reports whether the event id may be sent to s, and records it while
@@ -54,8 +72,9 @@ type fanItem struct {
 // them: each filter is filed under its most selective field (ids, #h, #p,
 // authors, kinds, in that order), or under "*" when it has none.
 type subIndex struct {
-	mu  sync.RWMutex
-	idx map[string]map[*subscription]struct{}
+	mu    sync.RWMutex
+	idx   map[string]map[*subscription]struct{}
+	round uint64 // candidates calls; the fan-out goroutine's own
 }
 
 func newSubIndex() *subIndex {
@@ -104,15 +123,6 @@ func eventKeys(ev *nostr.Event) []string {
 }
 
 func (x *subIndex) add(s *subscription) {
-	seen := map[string]bool{}
-	for _, f := range s.filters {
-		for _, k := range filterKeys(f) {
-			if !seen[k] {
-				seen[k] = true
-				s.keys = append(s.keys, k)
-			}
-		}
-	}
 	x.mu.Lock()
 	for _, k := range s.keys {
 		set := x.idx[k]
@@ -149,17 +159,18 @@ func (x *subIndex) removeConn(c *Conn) {
 }
 
 // candidates calls fn once for each subscription filed under a key of ev.
-// fn runs under the index's read lock and must not block.
+// fn runs under the index's read lock and must not block. Only the fan-out
+// goroutine calls it (see subscription.offered).
 func (x *subIndex) candidates(ev *nostr.Event, fn func(*subscription)) {
-	seen := make(map[*subscription]struct{})
+	x.round++
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	for _, k := range eventKeys(ev) {
 		for s := range x.idx[k] {
-			if _, dup := seen[s]; dup {
+			if s.offered == x.round {
 				continue
 			}
-			seen[s] = struct{}{}
+			s.offered = x.round
 			fn(s)
 		}
 	}
@@ -188,29 +199,30 @@ func (r *Relay) fanoutLoop() {
 func (r *Relay) deliver(ev *nostr.Event) {
 	// Match filters under the index lock; run the read hooks after it is
 	// released, since they may consult state of their own.
-	var matched []*subscription
+	matched := r.matched[:0]
 	r.subs.candidates(ev, func(s *subscription) {
-		for _, f := range s.filters {
-			if f.Matches(ev) {
+		for i := range s.filters {
+			if s.filters[i].matches(ev) {
 				matched = append(matched, s)
 				return
 			}
 		}
 	})
-	var evJSON []byte
+	// The event's JSON and the closing bracket are rendered once and shared
+	// by every subscriber's frame; each gets only its header and prefix.
+	var body []byte
 	for _, s := range matched {
-		if !r.canRead(s.conn, ev) {
+		if !r.canRead(s.conn, ev) || !s.claim(ev.ID) {
 			continue
 		}
-		if !s.claim(ev.ID) {
-			continue
-		}
-		if evJSON == nil {
-			evJSON = encodeEvent(ev)
+		if body == nil {
+			body = append(encodeEvent(ev), closeBracket...)
 		}
 		r.metrics().EventOut(ev.Kind)
-		s.conn.send(eventMsg(s.prefix, evJSON))
+		s.conn.sendFrame(outFrame{head: textHead(len(s.prefix)+len(body), s.prefix), body: body})
 	}
+	clear(matched)
+	r.matched = matched
 }
 
 func (r *Relay) canRead(c *Conn, ev *nostr.Event) bool {

@@ -32,6 +32,13 @@ const (
 	hardCapX    = 4         // live events are dropped past this many MaxOutboundBytes
 )
 
+// outFrame is one queued websocket frame: head, then body if there is one.
+// A live event's body (its JSON and the closing bracket) is shared by the
+// frames of every subscriber it goes to.
+type outFrame struct{ head, body []byte }
+
+func (f outFrame) size() int { return len(f.head) + len(f.body) }
+
 // writerPool hands connections with queued frames to its goroutines.
 type writerPool struct {
 	mu    sync.Mutex
@@ -86,15 +93,19 @@ func (r *Relay) writeLoop() {
 
 // send queues a frame without waiting: for live events and for answers sent
 // from goroutines that must not block (the store's commit callback).
-func (c *Conn) send(f []byte) {
+func (c *Conn) send(f []byte) { c.sendFrame(outFrame{head: f}) }
+
+// sendFrame is send for a frame in two parts.
+func (c *Conn) sendFrame(f outFrame) {
+	size := f.size()
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return
 	}
 	max := c.relay.cfg.MaxOutboundBytes
-	n := c.outBytes + len(f)
-	if n > max && (n > hardCapX*max || time.Since(c.progress) > stallWindow) || c.member.over(len(f), 2*c.relay.cfg.MaxMemberQueued) {
+	n := c.outBytes + size
+	if n > max && (n > hardCapX*max || time.Since(c.progress) > stallWindow) || c.member.over(size, 2*c.relay.cfg.MaxMemberQueued) {
 		drop := !c.dropping
 		c.dropping = true
 		queued := c.outBytes
@@ -118,7 +129,7 @@ func (c *Conn) reply(f []byte) {
 		c.room.Wait()
 	}
 	if !c.closed {
-		c.enqueue(f)
+		c.enqueue(outFrame{head: f})
 	}
 	c.mu.Unlock()
 }
@@ -127,16 +138,16 @@ func (c *Conn) reply(f []byte) {
 func (c *Conn) sendControl(f []byte) {
 	c.mu.Lock()
 	if !c.closed {
-		c.enqueue(f)
+		c.enqueue(outFrame{head: f})
 	}
 	c.mu.Unlock()
 }
 
 // enqueue appends f and makes sure a writer will take it. c.mu is held.
-func (c *Conn) enqueue(f []byte) {
+func (c *Conn) enqueue(f outFrame) {
 	c.out = append(c.out, f)
-	c.outBytes += len(f)
-	c.member.add(len(f))
+	c.outBytes += f.size()
+	c.member.add(f.size())
 	if !c.writing {
 		c.writing = true
 		c.progress = time.Now()
@@ -154,14 +165,21 @@ func (c *Conn) take() (net.Buffers, bool) {
 		return nil, false
 	}
 	n, size := 0, 0
-	for n < len(c.out) && (n == 0 || size+len(c.out[n]) <= batchBytes) {
-		size += len(c.out[n])
+	for n < len(c.out) && (n == 0 || size+c.out[n].size() <= batchBytes) {
+		size += c.out[n].size()
 		n++
 	}
-	batch := net.Buffers(c.out[:n:n])
+	batch := make(net.Buffers, 0, 2*n)
+	for _, f := range c.out[:n] {
+		batch = append(batch, f.head)
+		if f.body != nil {
+			batch = append(batch, f.body)
+		}
+	}
 	if n == len(c.out) {
 		c.out = nil
 	} else {
+		clear(c.out[:n])
 		c.out = c.out[n:]
 	}
 	return batch, true

@@ -38,8 +38,11 @@ func (e *bridgeEnv) addAgent(t testing.TB, name string, agentLines ...string) ke
 // answered.
 func (e *bridgeEnv) receiptsOf(t testing.TB, agent, id string) []string {
 	t.Helper()
-	evs, closed := e.a.req(fmt.Sprintf("rc%d", time.Now().UnixNano()), nostr.Filter{Kinds: []int{40010}, Authors: []string{agent}, Tags: nostr.TagMap{"e": {id}}})
-	if closed != "" {
+	sub := fmt.Sprintf("rc%d", time.Now().UnixNano())
+	evs, closed := e.a.req(sub, nostr.Filter{Kinds: []int{40010}, Authors: []string{agent}, Tags: nostr.TagMap{"e": {id}}})
+	if closed == "" {
+		e.a.send([]any{"CLOSE", sub}) // polled every 100 ms: the hub keeps at most 32 open per connection
+	} else {
 		t.Fatalf("reading receipts: %s", closed)
 	}
 	msOf := func(ev *nostr.Event) int64 {

@@ -106,3 +106,64 @@ func TestBridgeMentionDuringDropAfterFutureDated(t *testing.T) {
 		t.Fatalf("the bridge's log does not show the reconnect:\n%s", b.logs())
 	}
 }
+
+// A mention dated a minute behind the bridge's clock (its author's clock is
+// slow, or it was signed offline and sent later), posted after the bridge's
+// connection dropped and came back, is answered. Before the fix the
+// resubscription's since (the newest created_at seen minus 10 s) also held
+// back every live event dated before it: the hub never delivered the
+// mention, and the bridge logged nothing about it.
+func TestBridgeMentionDatedBehindAfterDrop(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "before the drop")
+	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
+		t.Fatal("the bridge's connection was not kicked")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(b.logs(), "msg=reconnected") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bridge did not reconnect:\n%s", b.logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // its subscriptions are sent again
+	behind := e.alice.sign(t, 9, "dated a minute behind", nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
+	behind.CreatedAt = nostr.Now() - 60
+	if err := behind.Sign(e.alice.sk); err != nil {
+		t.Fatal(err)
+	}
+	e.a.must(behind)
+	if r := e.waitReply(t, "room", behind.ID, 20*time.Second, b); r.Content != "heard 1: dated a minute behind" {
+		t.Fatalf("reply %q", r.Content)
+	}
+}
+
+// A mention dated a minute behind the bridge's clock and stored while the
+// bridge's connection is down (between the drop and the reconnect) is
+// answered too: the bridge resubscribes from what it saw minus its catch-up
+// slack (10 minutes, as on a restart), not minus 10 s.
+func TestBridgeMentionDatedBehindDuringDrop(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t)
+	b := e.start(t)
+	m0 := e.mention(t, e.a, e.alice, "room", "before the drop")
+	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	behind := e.alice.sign(t, 9, "dated a minute behind, sent during the drop", nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
+	behind.CreatedAt = nostr.Now() - 60
+	if err := behind.Sign(e.alice.sk); err != nil {
+		t.Fatal(err)
+	}
+	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
+		t.Fatal("the bridge's connection was not kicked")
+	}
+	e.a.must(behind) // the bridge reconnects 125 ms or more after the drop
+	if r := e.waitReply(t, "room", behind.ID, 30*time.Second, b); r.Content != "heard 1: "+behind.Content {
+		t.Fatalf("reply %q", r.Content)
+	}
+	if !strings.Contains(b.logs(), "msg=reconnected") {
+		t.Fatalf("the bridge's log does not show the reconnect:\n%s", b.logs())
+	}
+}

@@ -2,7 +2,6 @@ package test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/chat"
 	"github.com/ainb/hive/identity"
-	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -128,20 +126,11 @@ type chatWorld struct {
 func newChatWorld(t *testing.T) *chatWorld {
 	t.Helper()
 	dir := t.TempDir()
-	w := &chatWorld{data: filepath.Join(dir, "hub"), c: newCLI(t), keys: map[string]string{}, npub: map[string]string{}}
+	w := &chatWorld{data: filepath.Join(dir, "hub"), c: newCLI(t)}
 	w.hub = startProc(t, w.data, freeAddr(t))
-	w.c.ok("profile", "add", "admin", "--hub", w.hub.URL, "--key", filepath.Join(w.data, "admin.key"))
-	for _, name := range []string{"alice", "bob"} {
-		kf := filepath.Join(dir, name+".key")
-		var k struct{ Npub string }
-		json.Unmarshal([]byte(w.c.ok("key", "new", "--out", kf, "--json")), &k)
-		w.keys[name], w.npub[name] = kf, k.Npub
-		w.c.ok("profile", "add", name, "--hub", w.hub.URL, "--key", kf)
-		w.c.ok("member", "add", k.Npub, "--profile", "admin")
-		w.publish(t, name, nostr.Event{Kind: kinds.Profile, Content: fmt.Sprintf(`{"name":%q}`, name)})
-	}
-	w.c.ok("channel", "create", "general", "--profile", "alice")
-	w.c.ok("channel", "join", "general", "--profile", "bob")
+	tm := setUpCLITeam(t, w.c, cliTeamSpec{hub: w.hub.URL, admin: "admin", adminKey: filepath.Join(w.data, "admin.key"),
+		members: []string{"alice", "bob"}, creator: "alice", channels: []string{"general"}})
+	w.keys, w.npub = tm.keys, tm.npub
 	return w
 }
 

@@ -89,6 +89,9 @@ func TestMetricsStatusAndJSONLogs(t *testing.T) {
 	metricValue(t, body, "hive_connections")
 	metricValue(t, body, "hive_subscriptions")
 	metricValue(t, body, "hive_slow_consumer_drops_total")
+	if gc, all := metricValue(t, body, "go_cpu_classes_gc_total_cpu_seconds_total"), metricValue(t, body, "go_cpu_classes_total_cpu_seconds_total"); gc < 0 || gc > all {
+		t.Errorf("GC CPU %v s of %v s", gc, all)
+	}
 
 	var op struct {
 		Running bool

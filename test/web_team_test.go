@@ -34,17 +34,9 @@ func startWebTeam(t testing.TB, serveArgs ...string) *webTeam {
 	h := startWebHub(t, serveArgs...)
 	c := newCLI(t)
 	admin := filepath.Join(h.Data, "admin.key")
-	c.ok("profile", "add", "owner", "--hub", h.WS, "--pin", h.Pin, "--key", admin)
-	var bob struct{ Npub string }
-	json.Unmarshal([]byte(c.ok("profile", "add", "bob", "--hub", h.WS, "--pin", h.Pin, "--new-key", "--json")), &bob)
-	c.ok("member", "add", bob.Npub, "--profile", "owner")
-	c.ok("profile", "name", "owner", "--profile", "owner")
-	c.ok("profile", "name", "bob", "--profile", "bob")
-	for _, ch := range []string{"room", "lobby"} {
-		c.ok("channel", "create", ch, "--profile", "owner")
-		c.ok("channel", "join", ch, "--profile", "bob")
-	}
-	w := &webTeam{h: h, cli: c, owner: keyOf(t, admin).PublicHex, bob: keyOf(t, profileOf(t, c, "bob").Key).PublicHex}
+	tm := setUpCLITeam(t, c, cliTeamSpec{hub: h.WS, pin: h.Pin, admin: "owner", adminKey: admin, nameAdmin: true,
+		members: []string{"bob"}, creator: "owner", channels: []string{"room", "lobby"}})
+	w := &webTeam{h: h, cli: c, owner: keyOf(t, admin).PublicHex, bob: keyOf(t, tm.keys["bob"]).PublicHex}
 	w.b = newBrowser(t, h.Pin)
 	return w
 }

@@ -34,7 +34,8 @@ func TestWebKeyboardOnly(t *testing.T) {
 	b.waitVisible(tid("channel-item") + `[data-channel="ops"][aria-current="true"]`)
 	b.waitUntil("the composer focused in ops", `document.activeElement?.dataset.testid === "composer"`)
 	keys("type in ops", "in ops\r")
-	b.waitUntil("the message shown in ops", `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="message-text"]')].some(e => e.textContent === "in ops")`)
+	// stored, not still sending (Up edits a stored message)
+	b.waitUntil("the message shown in ops", `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="message"]:not([data-pending]) [data-testid="message-text"]')].some(e => e.textContent === "in ops")`)
 
 	keys("Up edits", kb.ArrowUp)
 	b.waitUntil("the editor open", `document.activeElement?.dataset.testid === "edit-input"`)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -52,9 +53,14 @@ func newHubMetrics() *hubMetrics {
 			Help: "Connections closed by the hub (revocations, removals), by the reason's prefix."}, []string{"reason"}),
 	}
 	m.reg.MustRegister(m.eventsIn, m.eventsOut, m.okLatency, m.rejections, m.batch, m.commit, m.slow, m.kicks,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(gcCPUClasses)), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// gcCPUClasses adds the runtime's CPU accounting to the Go collector's defaults:
+// go_cpu_classes_gc_total_cpu_seconds_total against go_cpu_classes_total_cpu_seconds_total
+// and go_cpu_classes_idle_cpu_seconds_total is the share of its CPU the garbage collector takes.
+var gcCPUClasses = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/(gc/total|idle|total):cpu-seconds$`)}
 
 // watch adds the gauges read from the relay at scrape time.
 func (m *hubMetrics) watch(rl *relay.Relay) {

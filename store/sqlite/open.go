@@ -68,10 +68,10 @@ func defaults(o *store.Options) {
 func Open(path string, opts store.Options) (*Store, error) {
 	defaults(&opts)
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
-	w, err := sql.Open("sqlite3", base+"?_synchronous=FULL&_busy_timeout=10000&_txlock=immediate&_foreign_keys=0&_cache_size=-32000")
-	if err != nil {
-		return nil, err
-	}
+	w := sql.OpenDB(&connector{
+		dsn: base + "?_synchronous=FULL&_busy_timeout=10000&_txlock=immediate&_foreign_keys=0&_cache_size=-32000",
+		drv: &sqlite3.SQLiteDriver{ConnectHook: stablePlans},
+	})
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
@@ -98,8 +98,10 @@ func Open(path string, opts store.Options) (*Store, error) {
 	r := sql.OpenDB(&connector{
 		dsn: base + "?mode=ro&_journal_mode=WAL&_busy_timeout=10000&_query_only=1&_cache_size=-16000",
 		drv: &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", opts.MmapBytes), nil)
-			return err
+			if _, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", opts.MmapBytes), nil); err != nil {
+				return err
+			}
+			return stablePlans(c)
 		}},
 	})
 	r.SetMaxOpenConns(opts.Readers)

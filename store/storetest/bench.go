@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
@@ -54,6 +56,15 @@ func PublishAll(b testing.TB, evs []*nostr.Event, logs ...Publisher) {
 	wg.Wait()
 }
 
+// ProcessCPU is the CPU time this process used so far, user and system
+// (getrusage): a benchmark's CPU per operation, which the machine's load
+// inflates less than its wall time.
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchQueries reads from 100k stored messages in 10 channels: a page of
 // channel history, and exact lookups by #e, #p, authors and ids.
 func BenchQueries(b *testing.B, newStore New) {
@@ -95,12 +106,14 @@ func BenchQueries(b *testing.B, newStore New) {
 				n += "/scoped"
 			}
 			b.Run(n, func(b *testing.B) {
+				cpu0 := ProcessCPU()
 				for i := 0; i < b.N; i++ {
 					evs, err := s.QueryRaw(ctx, f(i), sc)
 					if err != nil || len(evs) == 0 {
 						b.Fatal(len(evs), err)
 					}
 				}
+				b.ReportMetric(float64((ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 			})
 		}
 	}

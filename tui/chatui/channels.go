@@ -16,12 +16,14 @@ type channelsMsg struct {
 	channels []client.Channel
 	events   []nostr.Event
 	open     string
+	notice   string // said once open is open
 	err      error
 }
 
 // reloadChannels loads the channel list again (a join, a leave, a new DM)
-// and the first page of each new channel; then opens open ("" : stays).
-func (m *Model) reloadChannels(open string) tea.Cmd {
+// and the first page of each new channel; then opens open ("" : stays)
+// and says notice.
+func (m *Model) reloadChannels(open, notice string) tea.Cmd {
 	c, ctx := m.c, m.ctx
 	had := map[string]bool{}
 	for _, ch := range m.channels {
@@ -32,7 +34,7 @@ func (m *Model) reloadChannels(open string) tea.Cmd {
 		if err != nil {
 			return channelsMsg{err: err}
 		}
-		out := channelsMsg{channels: m.joined(all), open: open}
+		out := channelsMsg{channels: m.joined(all), open: open, notice: notice}
 		for _, ch := range out.channels {
 			if !had[ch.ID] {
 				evs, err := page(ctx, c, ch.ID)
@@ -69,9 +71,21 @@ func (m *Model) setChannels(msg channelsMsg) tea.Cmd {
 		cmd = m.next()
 	}
 	if msg.open != "" {
+		// what was typed while the command ran is meant for the channel
+		// it opens, not a draft left behind
+		typed := m.composer.Value()
+		if m.editing == "" {
+			m.composer.SetValue("")
+		}
 		m.open(msg.open)
+		if m.composer.Value() == "" {
+			m.composer.SetValue(typed)
+		}
 	} else if m.find(m.cur) < 0 {
 		m.openFirst()
+	}
+	if msg.notice != "" {
+		m.say(false, msg.notice)
 	}
 	return cmd
 }

@@ -118,7 +118,7 @@ func (m *Model) sent(msg sentMsg) tea.Cmd {
 			m.composer.SetValue(msg.text)
 		}
 		if errors.Is(msg.err, client.ErrAuth) {
-			return m.reloadChannels("") // removed from the channel, or it was archived: the list says so
+			return m.reloadChannels("", "") // removed from the channel, or it was archived: the list says so
 		}
 		return nil
 	}

@@ -213,3 +213,26 @@ func TestMouse(t *testing.T) {
 		t.Fatalf("after the click: channel %q, at the bottom %v", final.cur, final.timeline.AtBottom())
 	}
 }
+
+// What a person types right after /create, before the new channel has
+// opened, goes to the new channel's composer (not into a draft of the one
+// they left), and the "created" notice shows with the new channel open.
+func TestTypingWhileCreateOpens(t *testing.T) {
+	w := newWorld(t)
+	tm := chatAs(t, w.alice, Options{Channel: "general"})
+	waitOut(t, tm, "#general", "● connected")
+	tm.Type("/create Plans")
+	tm.Send(enter)
+	tm.Type("first words")
+	waitOut(t, tm, "created #Plans (open)", "#Plans", "> first words")
+	tm.Send(enter)
+	stored(t, w.bob, kinds.Message, w.alice.PublicKey(), func(e nostr.Event) bool {
+		return e.Content == "first words" && e.Tags.FindWithValue("h", "plans") != nil
+	})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlN}) // back to general (after Plans in the sidebar): no draft left there
+	waitOut(t, tm, "#general")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	if final := tm.FinalModel(t).(*Model); final.cur != "general" || final.composer.Value() != "" {
+		t.Fatalf("back in %q, the composer holds %q", final.cur, final.composer.Value())
+	}
+}

@@ -57,7 +57,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.watchAgents())
 	case eventsMsg:
 		if m.apply(msg.evs) {
-			cmds = append(cmds, m.reloadChannels(""))
+			cmds = append(cmds, m.reloadChannels("", ""))
 		}
 		if msg.live {
 			cmds = append(cmds, m.next())
@@ -76,13 +76,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sentMsg:
 		cmds = append(cmds, m.sent(msg))
 	case doneMsg:
-		if msg.err != nil {
+		later := "" // a notice about a channel to open is said once it is open
+		switch {
+		case msg.err != nil:
 			m.say(true, errText(msg.err))
-		} else if msg.notice != "" {
+		case msg.open != "":
+			later = msg.notice
+		case msg.notice != "":
 			m.say(false, msg.notice)
 		}
 		if msg.reload || msg.open != "" {
-			cmds = append(cmds, m.reloadChannels(msg.open))
+			cmds = append(cmds, m.reloadChannels(msg.open, later))
 		}
 	case quitMsg:
 		return m, tea.Quit

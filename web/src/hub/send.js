@@ -54,6 +54,28 @@ export function typingEvent (channel, stop = false) { return { kind: KIND.Typing
 /** joinEvent joins an open channel. */
 export function joinEvent (channel) { return { kind: KIND.JoinRequest, content: '', tags: [['h', channel]] } }
 
+/** leaveEvent leaves a channel. */
+export function leaveEvent (channel) { return { kind: KIND.LeaveRequest, content: '', tags: [['h', channel]] } }
+
+/** addMemberEvent adds pk (hex) to a channel as a member (owners and admins may). */
+export function addMemberEvent (channel, pk) { return { kind: KIND.AddUser, content: '', tags: [['h', channel], ['p', pk]] } }
+
+/**
+ * channelIDFor is the id hive channel create gives a name (client.ChannelIDFor):
+ * lower case, spaces as '-', other characters than a-z 0-9 _ . - left out, at most 64.
+ */
+export function channelIDFor (name) {
+  return name.replace(/[A-Z]/g, c => c.toLowerCase()).replace(/ /g, '-').replace(/[^a-z0-9_.-]/g, '').slice(0, 64)
+}
+
+/** channelCreateEvent creates the stream channel id named name, 'open' or 'private'; the creator becomes its owner. */
+export function channelCreateEvent (id, name, about = '', visibility = 'open') {
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new Error(`channel id ${JSON.stringify(id)}: use 1-64 of A-Z a-z 0-9 _ . - (name it with some letters or digits)`)
+  const tags = [['h', id], ['name', name], ['visibility', visibility]]
+  if (about) tags.push(['about', about])
+  return { kind: KIND.CreateGroup, content: '', tags }
+}
+
 /** dmChannelID is the DM channel id of two keys, the same whoever creates it. */
 export function dmChannelID (a, b) {
   if (a > b) [a, b] = [b, a]
@@ -108,4 +130,6 @@ export const editMessage = (hub, target, text) => hub.publish(editEvent(target, 
 export const deleteMessage = (hub, target, reason) => hub.publish(deleteEvent(target, reason))
 export const unreact = (hub, reactionId) => hub.publish(retractEvent(reactionId))
 export const joinChannel = (hub, channel) => hub.publish(joinEvent(channel))
+export const leaveChannel = (hub, channel) => hub.publish(leaveEvent(channel))
+export const addMember = (hub, channel, pk) => hub.publish(addMemberEvent(channel, pk))
 export const sendTyping = (hub, channel, stop) => hub.publish(typingEvent(channel, stop))

@@ -1,9 +1,10 @@
 // The chat screen: sidebar, the open channel (timeline, who is typing or
 // working, composer) and the side pane (a thread or an agent's transcript).
 // It renders from the Session after each change.
-import { deleteMessage, dmChannelID, dmCreateEvent, editMessage, joinChannel, mentionsIn, ownReaction, react, sendMessage, sendReply, sendTyping, unreact } from '../hub/chat.js';
+import { addMember, channelCreateEvent, channelIDFor, deleteMessage, dmChannelID, dmCreateEvent, editMessage, joinChannel, leaveChannel, mentionsIn, messageEvent, ownReaction, react, replyEvent, sendTyping, unreact } from '../hub/chat.js';
 import { decodeNpub } from '../keys/index.js';
 import { AgentPane, renderAlerts } from './agent.js';
+import { ChannelHead } from './channelhead.js';
 import { Composer } from './composer.js';
 import { h, Keyed, replace } from './dom.js';
 import { Sidebar } from './sidebar.js';
@@ -27,7 +28,8 @@ export class ChatView {
     this.side = h('nav', { class: 'sidebar', 'aria-label': 'channels' });
     this.sidebar = new Sidebar(this.side, {
       open: (id) => { this.root.classList.remove('nav-open'); this.go(id); },
-      join: (id) => s.act((hub) => joinChannel(hub, id)).then(() => s.refreshChannels()).then(() => { s.follow(); this.go(id); }).catch(() => {}),
+      join: (id) => this.join(id),
+      newChannel: (c) => this.newChannel(c),
       openAgent: (pk) => { this.root.classList.remove('nav-open'); s.pane = 'agent:' + pk; s.changed(); },
       newDM: (who) => this.newDM(who),
       signOut: () => this.signOut(),
@@ -35,7 +37,8 @@ export class ChatView {
     this.alertNodes = new Keyed();
     this.agentPane = new AgentPane(() => this.closePane(), (e) => s.fail(e));
     this.live = h('div', { class: 'typing', 'data-testid': 'typing', 'aria-live': 'polite' });
-    this.channelEl = h('section', { class: 'channel', 'aria-label': 'channel' }, this.main.el, this.live, this.composer.el);
+    this.head = new ChannelHead({ join: (id) => this.join(id), leave: (id) => this.leave(id), add: (id, who) => this.addMember(id, who) });
+    this.channelEl = h('section', { class: 'channel', 'aria-label': 'channel' }, this.head.el, this.main.el, this.live, this.composer.el);
     this.pane = h('aside', { class: 'pane', hidden: true });
     this.threadPane = h('div', { class: 'pane-body', 'data-testid': 'thread-pane' });
     this.root = h('main', { class: 'chat' }, this.side, this.channelEl, this.pane);
@@ -82,27 +85,98 @@ export class ChatView {
       },
       edit: (row, text) => s.act((hub) => editMessage(hub, row, text)).catch(() => {}),
       remove: (row) => s.act((hub) => deleteMessage(hub, row)).catch(() => {}),
+      retry: (row) => s.outbox.retry(row.id),
+      discard: (row) => (row.root ? this.replyBox : this.composer).restore(s.outbox.discard(row.id)),
       refresh: () => this.render(),
     };
   }
 
-  /** newDM opens the DM with who (a name or an npub), creating it first; it reports whether it did. */
-  async newDM(who) {
+  /** memberKey is the hex key of who (a name or an npub), or '' after showing why there is none. */
+  memberKey(who) {
     const s = this.s;
     let pks;
     try {
       pks = who.startsWith('npub1') ? [decodeNpub(who)] : s.model.names.lookup(who);
     } catch (e) {
       s.fail(e);
-      return false;
+      return '';
     }
     if (pks.length !== 1) {
       s.fail(pks.length ? `"${who}" may mean ${pks.map((pk) => s.model.names.label(pk)).join(', ')}: give the npub` : `no member is named "${who}"`);
+      return '';
+    }
+    return pks[0];
+  }
+
+  // changedChannels reloads the member's channels after a change it made and follows them.
+  async changedChannels() {
+    await this.s.refreshChannels();
+    this.s.follow();
+  }
+
+  /** join joins the open channel id and opens it. */
+  async join(id) {
+    try {
+      await this.s.act((hub) => joinChannel(hub, id));
+      await this.changedChannels();
+      this.go(id);
+    } catch { /* shown as the refusal line */ }
+  }
+
+  /** newChannel creates a stream channel ({name, about, private}) and opens it; it reports whether it did. */
+  async newChannel(c) {
+    const id = channelIDFor(c.name);
+    try {
+      await this.s.act((hub) => hub.publish(channelCreateEvent(id, c.name, c.about, c.private ? 'private' : 'open')));
+      await this.changedChannels();
+    } catch {
       return false;
     }
-    const id = dmChannelID(s.member, pks[0]);
+    this.root.classList.remove('nav-open');
+    this.go(id);
+    return true;
+  }
+
+  /** leave leaves channel id and opens another of the member's channels. */
+  async leave(id) {
+    const s = this.s;
+    try {
+      await s.act((hub) => leaveChannel(hub, id));
+      await this.changedChannels();
+    } catch {
+      return;
+    }
+    if (s.current !== id) return;
+    const next = s.channels[0];
+    if (next) this.go(next.id);
+    else {
+      s.current = '';
+      history.replaceState(null, '', '#');
+      s.changed();
+    }
+  }
+
+  /** addMember adds who (a name or an npub) to channel id; it reports whether it did. */
+  async addMember(id, who) {
+    const pk = this.memberKey(who);
+    if (!pk) return false;
+    try {
+      await this.s.act((hub) => addMember(hub, id, pk));
+      await this.changedChannels();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** newDM opens the DM with who (a name or an npub), creating it first; it reports whether it did. */
+  async newDM(who) {
+    const s = this.s;
+    const pk = this.memberKey(who);
+    if (!pk) return false;
+    const id = dmChannelID(s.member, pk);
     if (!s.channels.some((c) => c.id === id)) {
-      const others = [pks[0], ...(s.isDevice ? [s.member] : [])]; // a device creates it for its owner too
+      const others = [pk, ...(s.isDevice ? [s.member] : [])]; // a device creates it for its owner too
       try {
         await s.act((hub) => hub.publish(dmCreateEvent(id, ...others)));
         await s.refreshChannels();
@@ -124,13 +198,13 @@ export class ChatView {
 
   send(text, picked) {
     const ch = this.s.current;
-    return this.s.act((hub) => sendMessage(hub, ch, text, this.mentions(text, picked)));
+    return this.s.queue(() => messageEvent(ch, text, this.mentions(text, picked)));
   }
 
   reply(text, picked) {
     const root = this.s.model.row(this.s.thread);
     if (!root) return Promise.reject(new Error('the thread is not loaded'));
-    return this.s.act((hub) => sendReply(hub, root, text, this.mentions(text, picked)));
+    return this.s.queue(() => replyEvent(root, text, this.mentions(text, picked)));
   }
 
   // typing tells the channel the member is typing, at most every 3 s (it holds 8 s).
@@ -178,6 +252,7 @@ export class ChatView {
     this.main.update(view.rows, { key: ch, divider: s.divider, canOlder: view.more,
       empty: ch ? 'No messages yet. Say hello!' : 'Join or create a channel to start.' });
     this.composer.el.hidden = !joined;
+    this.head.render(c, joined, c?.role || '', c ? s.title(ch) : '');
     if (this.wantFocus && joined) {
       this.wantFocus = false;
       this.composer.focus();
@@ -193,7 +268,7 @@ export class ChatView {
     this.root.classList.toggle('with-pane', withPane);
     this.pane.hidden = !withPane;
     if (s.pane === 'thread') {
-      const rows = s.model.thread(s.thread);
+      const rows = s.threadRows();
       if (this.pane.firstChild !== this.threadPane) replace(this.pane, this.threadPane);
       if (!this.threadPane.firstChild) {
         this.threadPane.append(h('div', { class: 'pane-head' }, h('h2', null, 'Thread'),

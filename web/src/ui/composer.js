@@ -124,4 +124,12 @@ export class Composer {
   focus() {
     this.area.focus();
   }
+
+  /** restore gives a discarded message's text back to fix and send again (when the box is empty). */
+  restore(text) {
+    if (!text || this.area.value.trim()) return;
+    this.area.value = text;
+    this.grow();
+    this.focus();
+  }
 }

@@ -13,7 +13,7 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  * means the node can be reused as it is.
  */
 export function signature(row, view) {
-  return JSON.stringify([row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
+  return JSON.stringify([row.pending, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
     view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned]);
 }
 
@@ -63,6 +63,17 @@ function actions(row, ctx, node, view) {
   return bar;
 }
 
+// pendingLine says where a message not yet stored stands: "sending…", or
+// "not sent: <the hub's reason>" with Retry (the same event) and Discard
+// (its text goes back to the composer).
+function pendingLine(row, ctx) {
+  if (row.pending === 'sending') return h('div', { class: 'pending-state', 'data-testid': 'message-status', 'data-state': 'sending', role: 'status' }, 'sending…');
+  return h('div', { class: 'pending-state failed', 'data-testid': 'message-status', 'data-state': 'failed', role: 'alert' },
+    h('span', { class: 'reason' }, 'not sent: ' + row.reason),
+    h('button', { type: 'button', class: 'link', 'data-testid': 'message-retry', onclick: () => ctx.retry(row) }, 'Retry'),
+    h('button', { type: 'button', class: 'link danger', 'data-testid': 'message-discard', onclick: () => ctx.discard(row) }, 'Discard'));
+}
+
 /** messageNode renders row; view: {first, author, mine, mentionsMe, inThread, text}. */
 export function messageNode(row, view, ctx) {
   const cls = ['msg'];
@@ -70,8 +81,10 @@ export function messageNode(row, view, ctx) {
   if (row.system) cls.push('system');
   if (row.deleted) cls.push('deleted');
   if (view.mentionsMe) cls.push('mentions-me');
+  if (row.pending) cls.push('pending', row.pending);
   const node = h('div', { class: cls.join(' '), 'data-testid': 'message', 'data-event-id': row.id, tabindex: '-1',
-    role: 'article', 'aria-label': `${view.author}, ${hhmm(row.created_at)}` });
+    role: 'article', 'aria-label': `${view.author}, ${hhmm(row.created_at)}${row.pending === 'sending' ? ', sending' : row.pending ? ', not sent' : ''}` });
+  if (row.pending) node.dataset.pending = row.pending;
   const time = h('time', { datetime: new Date(row.created_at * 1000).toISOString(), title: fullTime(row.created_at) }, hhmm(row.created_at));
   node.append(h('span', { class: 'when', 'aria-hidden': 'true' }, hhmm(row.created_at)));
   node.append(h('div', { class: 'meta' }, h('span', { class: 'author' }, view.author), time));
@@ -80,6 +93,10 @@ export function messageNode(row, view, ctx) {
   else body.append(renderText(view.text, { ...ctx, mentioned: new Set(view.mentioned.map((n) => n.toLowerCase())) }));
   if (row.edited) body.lastElementChild?.append(h('span', { class: 'edited', title: row.edited_at ? 'edited ' + fullTime(row.edited_at) : 'edited' }, '(edited)'));
   node.append(body);
+  if (row.pending) {
+    node.append(pendingLine(row, ctx));
+    return node;
+  }
   if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '');
   if (!view.inThread && row.replies > 0) {
     const n = row.replies === 1 ? '1 reply' : `${row.replies} replies`;

@@ -5,7 +5,7 @@
 // it and call its actions; it calls the listeners after every change.
 import { ChatModel } from '../model/index.js';
 import { Agents } from './agents.js';
-import { follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, readStates } from '../hub/chat.js';
+import { follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, Outbox, readStates } from '../hub/chat.js';
 
 /** PAGE is how many rows a channel's first page (and each older page) shows. */
 export const PAGE = 100;
@@ -32,6 +32,7 @@ export class Session {
     this.conn = { state: hub.state || 'connecting' };
     this.error = '';
     this.agents = new Agents(this);
+    this.outbox = new Outbox(hub, this.model, () => this.changed());
     this.unsub = [hub.on('state', (s) => { this.conn = s; this.changed(); })];
   }
 
@@ -152,7 +153,14 @@ export class Session {
   visible(ch) {
     const rows = this.model.main(ch);
     const n = this.shown.get(ch) || PAGE;
-    return { rows: rows.length > n ? rows.slice(-n) : rows, more: rows.length > n || !this.atStart.has(ch) };
+    const pending = this.outbox.rows(ch);
+    return { rows: [...(rows.length > n ? rows.slice(-n) : rows), ...pending], more: rows.length > n || !this.atStart.has(ch) };
+  }
+
+  /** threadRows is the open thread as shown: its rows, then the member's replies still on their way. */
+  threadRows() {
+    const root = this.model.row(this.thread);
+    return [...this.model.thread(this.thread), ...(root ? this.outbox.rows(root.channel, this.thread) : [])];
   }
 
   /** older shows a page more of the open channel: loaded rows first, else from the hub; it reports whether rows came. */
@@ -213,6 +221,17 @@ export class Session {
     }
   }
 
+  /** queue sends the message make() returns through the outbox: it resolves once signed and queued; the row shows "sending…" until the hub's OK. */
+  async queue(make) {
+    this.error = '';
+    try {
+      return await this.outbox.send(make());
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+  }
+
   /** pendingOf is agent's permission requests waiting for the member's answer. */
   pendingOf(pk) {
     return this.agents.pendingOf(pk);
@@ -222,6 +241,7 @@ export class Session {
     this.closed = true;
     this.listeners.clear();
     this.agents.close();
+    this.outbox.close();
     this.following?.close();
     for (const off of this.unsub) off?.();
     this.hub.close();

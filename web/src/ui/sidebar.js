@@ -58,7 +58,30 @@ function agentItem(pk, s, open, now, keyed) {
   return li;
 }
 
-/** Sidebar renders session s into el; actions: open(ch), join(ch), newDM(who) → Promise<bool>, openAgent(pk), signOut(). */
+// channelForm is the "new channel" form: name, about, open or private.
+// submit({name, about, private}) → Promise<bool> (true: created, the form closes).
+function channelForm(submit) {
+  const name = h('input', { 'data-testid': 'channel-new-name', placeholder: 'name', 'aria-label': 'new channel name', required: true, maxlength: '64' });
+  const about = h('input', { 'data-testid': 'channel-new-about', placeholder: 'about (optional)', 'aria-label': 'what the channel is about' });
+  const priv = h('input', { type: 'checkbox', 'data-testid': 'channel-new-private' });
+  const form = h('form', { class: 'chan-new', hidden: true, onsubmit: (e) => {
+    e.preventDefault();
+    const n = name.value.trim();
+    if (!n) return;
+    Promise.resolve(submit({ name: n, about: about.value.trim(), private: priv.checked })).then((ok) => {
+      if (!ok) return;
+      name.value = about.value = '';
+      priv.checked = false;
+      form.hidden = true;
+    });
+  } }, name, about, h('label', { class: 'check' }, priv, ' private: only members read and write'),
+  h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', 'data-testid': 'channel-new-submit' }, 'Create'),
+    h('button', { type: 'button', onclick: () => { form.hidden = true; } }, 'Cancel')));
+  form.addEventListener('keydown', (e) => e.key === 'Escape' && ((form.hidden = true), e.preventDefault()));
+  return { form, focus: () => name.focus() };
+}
+
+/** Sidebar renders session s into el; actions: open(ch), join(ch), newDM(who) → Promise<bool>, newChannel({name, about, private}) → Promise<bool>, openAgent(pk), signOut(). */
 export class Sidebar {
   constructor(el, actions) {
     this.el = el;
@@ -85,12 +108,15 @@ export class Sidebar {
     this.dmInput.addEventListener('keydown', (e) => e.key === 'Escape' && ((this.dmForm.hidden = true), e.preventDefault()));
     this.dms.head.append(h('button', { type: 'button', class: 'link add', 'data-testid': 'dm-new', title: 'New direct message', 'aria-label': 'New direct message',
       onclick: () => { this.dmForm.hidden = !this.dmForm.hidden; if (!this.dmForm.hidden) this.dmInput.focus(); } }, '+'));
+    this.chanNew = channelForm((c) => actions.newChannel(c));
+    this.streams.head.append(h('button', { type: 'button', class: 'link add', 'data-testid': 'channel-new', title: 'New channel', 'aria-label': 'New channel',
+      onclick: () => { const f = this.chanNew.form; f.hidden = !f.hidden; if (!f.hidden) this.chanNew.focus(); } }, '+'));
     this.others = section('side-join', 'Other channels');
     this.agents = section('side-ag', 'Your agents');
     this.who = h('strong');
     const foot = h('div', { class: 'foot' }, h('div', { class: 'who' }, 'Signed in as ', this.who),
       h('button', { type: 'button', class: 'link danger', 'data-testid': 'sign-out', onclick: () => actions.signOut() }, 'Sign out and forget this key'));
-    replace(el, [this.streams, this.dms, this.others, this.agents].map((x) => [x.head, x === this.dms ? this.dmForm : null, x.list]), foot);
+    replace(el, [this.streams, this.dms, this.others, this.agents].map((x) => [x.head, x === this.dms ? this.dmForm : x === this.streams ? this.chanNew.form : null, x.list]), foot);
   }
 
   fill(sec, nodes) {
