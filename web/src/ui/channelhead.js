@@ -1,7 +1,8 @@
 // The open channel's head: what it is about, who is in it, and what the
 // member may do there: join an open channel, add a member (the channel's
-// owners and admins, by name or npub), leave (asked twice). Its nodes are
-// made once and brought up to date, so a click is never lost to a render.
+// owners and admins, by name or npub), leave (asked twice); a DM has no
+// head. Its nodes are made once and brought up to date, so a click is
+// never lost to a render.
 import { h, replace } from './dom.js';
 
 const MANAGERS = ['owner', 'admin'];
@@ -29,23 +30,22 @@ export class ChannelHead {
 
   /** render shows channel c (or hides the head for none); joined: the member is in it; role: the member's. */
   render(c, joined, role, title) {
-    this.el.hidden = !c;
-    if (!c) return;
+    this.el.hidden = !c || c.type === 'dm'; // a DM's title says who is in it; it has nothing to manage
+    if (this.el.hidden) return;
     if (c.id !== this.id) {
       this.id = c.id;
       this.leaving(false);
       this.toggleAdd(false);
     }
-    const dm = c.type === 'dm';
-    const about = c.about || (c.visibility === 'private' && !dm ? 'private channel' : '');
+    const about = c.about || '';
     if (this.about.textContent !== about) replace(this.about, about);
     const n = Object.keys(c.members || {}).length;
-    const count = dm ? '' : `${n} ${n === 1 ? 'member' : 'members'}${c.visibility === 'private' ? ' · private' : ''}`;
+    const count = `${n} ${n === 1 ? 'member' : 'members'}${c.visibility === 'private' ? ' · private' : ''}`;
     if (this.count.textContent !== count) replace(this.count, count);
-    this.join.hidden = joined || dm || c.visibility === 'private';
-    this.addOpen.hidden = !joined || dm || !MANAGERS.includes(role);
+    this.join.hidden = joined || c.visibility === 'private';
+    this.addOpen.hidden = !joined || !MANAGERS.includes(role);
     if (this.addOpen.hidden) this.toggleAdd(false);
-    this.leave.hidden = !joined || dm || !this.leaveAsk.hidden;
+    this.leave.hidden = !joined || !this.leaveAsk.hidden;
     this.leaveAsk.firstChild.textContent = `Leave #${title}?` + (c.visibility === 'private' ? ' Only a member can add you back.' : '');
   }
 
