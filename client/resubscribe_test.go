@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -92,5 +93,48 @@ func TestResubscribeKeepsLiveEventsDatedBehind(t *testing.T) {
 	}
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != sent.ID {
 		t.Fatalf("after the reconnect: %q, not the message dated behind", ev.Content)
+	}
+}
+
+// A live subscription that starts from a since (hive tail --follow, hive
+// chat, the bridge: "from now on") still gets a new message dated before
+// it, first and after a reconnect: the hub matches live events against the
+// filter's since too, so a member whose clock runs a minute slow was never
+// heard live.
+func TestLiveSinceKeepsEventsDatedBehind(t *testing.T) {
+	th := startHub(t, nil)
+	admin := connect(t, th.URL, th.admin, client.Options{})
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
+		t.Fatal(err)
+	}
+	reader := connect(t, th.URL, th.member(t, admin), client.Options{MinBackoff: 100 * time.Millisecond})
+	since := nostr.Now() - 5
+	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}, Since: &since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.EOSE()
+	for round, behind := range []nostr.Timestamp{60, 120} {
+		if round == 1 {
+			if th.kickAll() == 0 {
+				t.Fatal("nothing kicked")
+			}
+			for deadline := time.Now().Add(20 * time.Second); reader.URL() == ""; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the reader did not reconnect")
+				}
+			}
+			time.Sleep(300 * time.Millisecond) // the resubscription is on the wire
+		}
+		ev := client.Message("c", fmt.Sprintf("dated %d s behind", behind))
+		ev.CreatedAt = nostr.Now() - behind
+		sent, err := admin.Publish(ctx, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mustNext(t, sub, 15*time.Second); got.ID != sent.ID {
+			t.Fatalf("round %d: %q, not the message dated %d s behind", round, got.Content, behind)
+		}
 	}
 }

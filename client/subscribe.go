@@ -130,7 +130,7 @@ func (c *Client) subscribe(ctx context.Context, live bool, filters []nostr.Filte
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go s.pump()
-	if err := cn.write(c.opts.Timeout, s.req(s.filters)); err != nil && !live {
+	if err := cn.write(c.opts.Timeout, s.req(s.withLive(s.filters))); err != nil && !live {
 		s.Close()
 		return nil, wrap(ErrUnreachable, err)
 	}
@@ -165,15 +165,36 @@ func (s *Subscription) req(filters []nostr.Filter) []any {
 	return msg
 }
 
+// withLive adds, for each of filters (s's filters as sent) bounded by since,
+// s's filter without since and with limit 0 (live only). The hub matches
+// live events against the whole filter, so a since would keep out every new
+// event dated before it: an author whose clock is behind, a message signed
+// offline and sent later. Only within resubscribeFilters; a one-shot query
+// is sent as it is.
+func (s *Subscription) withLive(filters []nostr.Filter) []nostr.Filter {
+	if !s.live {
+		return filters
+	}
+	var extra []nostr.Filter
+	for i, f := range s.filters {
+		if filters[i].Since == nil {
+			continue
+		}
+		f.Since = nil
+		f.Limit, f.LimitZero = 0, true
+		extra = append(extra, f)
+	}
+	if len(extra) == 0 || len(filters)+len(extra) > resubscribeFilters {
+		return filters
+	}
+	return append(filters, extra...)
+}
+
 // resubscribe sends the REQ on a new connection. A live subscription asks
 // only for what it may have missed: since = newest seen minus the skew margin,
-// without the original limit (the hub's own cap applies). That since would
-// also keep out every live event dated before it (the hub matches live events
-// against the whole filter): an author whose clock is behind, a message
-// signed offline and sent later. So each filter goes again as it was, with
-// limit 0 (live only), beside it, as long as the REQ keeps within
-// resubscribeFilters. A one-shot query that lost its connection ends with
-// ErrUnreachable.
+// without the original limit (the hub's own cap applies), and live events
+// dated before that still come (withLive). A one-shot query that lost its
+// connection ends with ErrUnreachable.
 // resubscribeFilters is the most filters a resubscription sends: the hub's
 // default max_filters.
 const resubscribeFilters = 16
@@ -196,13 +217,8 @@ func (s *Subscription) resubscribe(cn *conn) {
 			f.Limit = 0
 			filters[i] = f
 		}
-		if 2*len(s.filters) <= resubscribeFilters {
-			for _, f := range s.filters {
-				f.Limit, f.LimitZero = 0, true
-				filters = append(filters, f)
-			}
-		}
 	}
+	filters = s.withLive(filters)
 	s.stored = nil
 	s.inStored = true
 	s.mu.Unlock()

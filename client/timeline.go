@@ -116,7 +116,7 @@ func (c *Client) LoadNames(ctx context.Context, m *chat.Model, pks ...string) er
 func KeysShown(evs []nostr.Event) []string {
 	var out []string
 	for _, e := range evs {
-		out = append(out, e.PubKey)
+		out = append(append(out, e.PubKey), chat.SystemKeys(&e)...)
 		for _, t := range e.Tags {
 			if len(t) >= 2 && t[0] == "p" {
 				out = append(out, t[1])

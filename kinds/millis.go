@@ -56,3 +56,15 @@ func (s *Stamper) Stamp(ev *nostr.Event) {
 	ev.CreatedAt = nostr.Timestamp(ms / 1000)
 	ev.Tags = append(ev.Tags, nostr.Tag{MsTag, strconv.FormatInt(ms%1000, 10)})
 }
+
+// Timed reports whether the events of kind n carry the ms tag: the rows
+// and overlays a timeline orders, and the channel changes (create, join,
+// add, leave, ...) whose system rows sit among them, so that "alice
+// created the channel" and "bob joined" of one second keep their order.
+func Timed(n int) bool {
+	k := Classify(n)
+	if k.Partition == Content || k.Partition == AuxOverlay {
+		return true
+	}
+	return k.Storage == Regular && k.Gate == ChannelMembers && k.Effect == Lasting
+}

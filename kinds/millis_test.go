@@ -66,3 +66,18 @@ func TestStampWritesSecondAndMsTag(t *testing.T) {
 		t.Fatalf("tags %v: want the h tag kept and one ms tag added", ev.Tags)
 	}
 }
+
+// The timed kinds: timeline rows and overlays, and the channel changes that
+// become system rows; not hub state like profiles, read state or auth.
+func TestTimedKinds(t *testing.T) {
+	for _, n := range []int{Message, Reaction, Edit, Deletion, DeleteInChannel, Receipt, CreateGroup, JoinRequest, LeaveRequest, AddUser, RemoveUser, EditMetadata, DeleteGroup} {
+		if !Timed(n) {
+			t.Errorf("kind %d is not timed", n)
+		}
+	}
+	for _, n := range []int{Profile, ReadState, HubMemberAdd, HubMemberRemove, GroupMetadata, SystemRow, 22242, 20001} {
+		if Timed(n) {
+			t.Errorf("kind %d is timed", n)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +16,7 @@ func TestBridgeDMAnsweredWithoutMention(t *testing.T) {
 	e := newBridgeEnv(t)
 	e.scripted(t)
 	b := e.start(t)
-	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
-	aliceKey := filepath.Join(e.dir, "alice.key")
-	if err := identity.SaveKeyFile(aliceKey, keys, identity.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	aliceKey := e.aliceKeyFile(t)
 	agentNpub := (identity.Keys{PublicHex: e.agent.pk}).Npub()
 	dm := client.DMChannelID(e.alice.pk, e.agent.pk)
 	for i, text := range []string{"first dm, no mention", "second dm, same channel"} {

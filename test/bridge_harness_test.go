@@ -319,3 +319,14 @@ func (e *bridgeEnv) controlFrom(t testing.TB, k key, c observer.Control) *nostr.
 	ev.Sign(k.sk)
 	return ev
 }
+
+// aliceKeyFile writes alice's key to a key file for the CLI and returns its path.
+func (e *bridgeEnv) aliceKeyFile(t testing.TB) string {
+	t.Helper()
+	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
+	path := filepath.Join(e.dir, "alice.key")
+	if err := identity.SaveKeyFile(path, keys, identity.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

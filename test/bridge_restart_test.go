@@ -67,11 +67,7 @@ func TestBridgeKill9HandoverEdges(t *testing.T) {
 		t.Fatalf("the mention sent during the load: reply %q", r2.Content)
 	}
 	for _, at := range []nostr.Timestamp{r.CreatedAt, down.CreatedAt} {
-		ev := e.alice.sign(t, 9, fmt.Sprintf("dated %d", at), nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
-		ev.CreatedAt = at
-		if err := ev.Sign(e.alice.sk); err != nil {
-			t.Fatal(err)
-		}
+		ev := e.datedMention(t, fmt.Sprintf("dated %d", at), at)
 		e.a.must(ev)
 		if got := e.waitReply(t, "room", ev.ID, 30*time.Second, b2); got.Content != "heard 1: "+ev.Content {
 			t.Fatalf("mention %q: reply %q", ev.Content, got.Content)
@@ -88,16 +84,10 @@ func TestBridgeMentionDuringDropAfterFutureDated(t *testing.T) {
 	e := newBridgeEnv(t)
 	e.scripted(t)
 	b := e.start(t)
-	ahead := e.alice.sign(t, 9, "dated five minutes ahead", nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
-	ahead.CreatedAt = nostr.Now() + 300
-	if err := ahead.Sign(e.alice.sk); err != nil {
-		t.Fatal(err)
-	}
+	ahead := e.datedMention(t, "dated five minutes ahead", nostr.Now()+300)
 	e.a.must(ahead)
 	e.waitReply(t, "room", ahead.ID, 20*time.Second, b)
-	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
-		t.Fatal("the bridge's connection was not kicked")
-	}
+	e.dropBridge(t)
 	m := e.mention(t, e.a, e.alice, "room", "sent during the drop")
 	if r := e.waitReply(t, "room", m.ID, 30*time.Second, b); r.Content != "heard 1: sent during the drop" {
 		t.Fatalf("reply %q", r.Content)
@@ -119,9 +109,7 @@ func TestBridgeMentionDatedBehindAfterDrop(t *testing.T) {
 	b := e.start(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "before the drop")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
-	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
-		t.Fatal("the bridge's connection was not kicked")
-	}
+	e.dropBridge(t)
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(b.logs(), "msg=reconnected") {
 		if time.Now().After(deadline) {
@@ -130,11 +118,7 @@ func TestBridgeMentionDatedBehindAfterDrop(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond) // its subscriptions are sent again
-	behind := e.alice.sign(t, 9, "dated a minute behind", nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
-	behind.CreatedAt = nostr.Now() - 60
-	if err := behind.Sign(e.alice.sk); err != nil {
-		t.Fatal(err)
-	}
+	behind := e.datedMention(t, "dated a minute behind", nostr.Now()-60)
 	e.a.must(behind)
 	if r := e.waitReply(t, "room", behind.ID, 20*time.Second, b); r.Content != "heard 1: dated a minute behind" {
 		t.Fatalf("reply %q", r.Content)
@@ -151,19 +135,33 @@ func TestBridgeMentionDatedBehindDuringDrop(t *testing.T) {
 	b := e.start(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "before the drop")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
-	behind := e.alice.sign(t, 9, "dated a minute behind, sent during the drop", nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
-	behind.CreatedAt = nostr.Now() - 60
-	if err := behind.Sign(e.alice.sk); err != nil {
-		t.Fatal(err)
-	}
-	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
-		t.Fatal("the bridge's connection was not kicked")
-	}
+	behind := e.datedMention(t, "dated a minute behind, sent during the drop", nostr.Now()-60)
+	e.dropBridge(t)
 	e.a.must(behind) // the bridge reconnects 125 ms or more after the drop
 	if r := e.waitReply(t, "room", behind.ID, 30*time.Second, b); r.Content != "heard 1: "+behind.Content {
 		t.Fatalf("reply %q", r.Content)
 	}
 	if !strings.Contains(b.logs(), "msg=reconnected") {
 		t.Fatalf("the bridge's log does not show the reconnect:\n%s", b.logs())
+	}
+}
+
+// datedMention signs, as alice, a mention of the agent in room dated at
+// (not posted).
+func (e *bridgeEnv) datedMention(t testing.TB, text string, at nostr.Timestamp) *nostr.Event {
+	t.Helper()
+	ev := e.alice.sign(t, 9, text, nostr.Tag{"h", "room"}, nostr.Tag{"p", e.agent.pk})
+	ev.CreatedAt = at
+	if err := ev.Sign(e.alice.sk); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// dropBridge closes the bridge's hub connection, as a network blip would.
+func (e *bridgeEnv) dropBridge(t testing.TB) {
+	t.Helper()
+	if e.h.Hub.Relay.Kick("test: a dropped connection", func(c *relay.Conn) bool { return c.PubKey() == e.agent.pk }) == 0 {
+		t.Fatal("the bridge's connection was not kicked")
 	}
 }

@@ -3,6 +3,9 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // systemWords says a system row's type in words: %[1]s is the actor's
@@ -22,8 +25,8 @@ func (m *Model) Text(r Row) string {
 	if !r.System {
 		return m.names.Render(r.Text, r.Mentions)
 	}
-	var body struct{ Type, Actor, Target string }
-	if json.Unmarshal([]byte(r.Text), &body) != nil || body.Type == "" {
+	body, ok := systemBody(r.Text)
+	if !ok {
 		return r.Text
 	}
 	actor, target := m.names.Name(body.Actor), ""
@@ -34,4 +37,35 @@ func (m *Model) Text(r Row) string {
 		return fmt.Sprintf(w, actor, target)
 	}
 	return fmt.Sprintf("%s: %s %s", body.Type, actor, target)
+}
+
+// systemRow is what a system row's content says: what changed, who made
+// the change and whom it names.
+type systemRow struct{ Type, Actor, Target string }
+
+func systemBody(text string) (systemRow, bool) {
+	var body systemRow
+	if json.Unmarshal([]byte(text), &body) != nil || body.Type == "" {
+		return body, false
+	}
+	return body, true
+}
+
+// SystemKeys are the keys a system row's words name (its actor and its
+// target), whose names a reader loads to show it; nil for other events.
+func SystemKeys(ev *nostr.Event) []string {
+	if ev.Kind != kinds.SystemRow {
+		return nil
+	}
+	body, ok := systemBody(ev.Content)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, pk := range []string{body.Actor, body.Target} {
+		if nostr.IsValid32ByteHex(pk) {
+			out = append(out, pk)
+		}
+	}
+	return out
 }

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
@@ -35,7 +33,6 @@ func newImportCmd() *cobra.Command {
 				defer f.Close()
 				in = f
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			if err := os.MkdirAll(data, 0o700); err != nil {
 				return fmt.Errorf("data directory: %w", err)
 			}
@@ -44,15 +41,11 @@ func newImportCmd() *cobra.Command {
 				return err
 			}
 			defer unlock()
-			hubKey, admin, err := hubKeys(data, adminFlag, log)
-			if err != nil {
-				return err
-			}
 			openStore, err := storeOpener(storeURL, data)
 			if err != nil {
 				return err
 			}
-			h, err := hub.Open(hub.Config{OpenStore: openStore, Admin: admin, Keys: hubKey, Log: log})
+			h, _, err := openOfflineHub(data, adminFlag, openStore)
 			if err != nil {
 				return err
 			}

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 
-	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/store"
 	"github.com/ainb/hive/store/sqlite"
@@ -43,12 +41,7 @@ hive admin replay --verify --store URL.`,
 			if _, err := os.Stat(db); err != nil {
 				return exitWith(exitNotFound, fmt.Errorf("no event log at %s (use --from DIR, the hub's data directory)", db))
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			hubKey, admin, err := hubKeys(from, adminFlag, log)
-			if err != nil {
-				return err
-			}
-			h, err := hub.Open(hub.Config{OpenStore: openStore, Admin: admin, Keys: hubKey, Log: log})
+			h, hubKey, err := openOfflineHub(from, adminFlag, openStore)
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ func newWaitCmd() *cobra.Command {
 	var replyTo, from string
 	cmd := &cobra.Command{
 		Use:   "wait --reply-to ID [--from KEY] [--timeout 5m]",
-		Short: "Block until a reply to message ID arrives (from KEY if given: an npub, hex or a name) and print it; exit 6 on timeout",
+		Short: "Block until a reply to message ID arrives (from KEY if given: an npub, hex or a name; an agent's batch reply quoting ID counts) and print it; exit 6 on timeout",
 		Example: `  id=$(hive send ops "@agent status?" --mention claude --json | jq -r .id)
   hive wait --reply-to "$id" --from claude --timeout 2m --json`,
 		Args: noArgs,
@@ -35,6 +35,8 @@ func newWaitCmd() *cobra.Command {
 					return err
 				}
 				since := parent.CreatedAt - 1 // a reply's clock may be behind
+				// A reply names ID as its target; a bridge's batch reply, under the
+				// batch's newest mention, quotes (q) each other mention it answers.
 				f := nostr.Filter{Kinds: client.ContentKinds(), Tags: nostr.TagMap{"e": {parent.ID}}, Since: &since}
 				if from != "" {
 					pk, err := s.ResolveKey(ctx, from)
@@ -43,16 +45,18 @@ func newWaitCmd() *cobra.Command {
 					}
 					f.Authors = []string{pk}
 				}
+				q := f
+				q.Tags = nostr.TagMap{"q": {parent.ID}}
 				p := printer{cmd: cmd, m: s.NewModel()}
 				err = s.Follow(ctx, func(ev nostr.Event) (bool, error) {
-					if kinds.ReplyTo(&ev) != parent.ID {
+					if kinds.ReplyTo(&ev) != parent.ID && !ev.Tags.ContainsAny("q", []string{parent.ID}) {
 						return false, nil
 					}
 					p.m.Apply(&ev)
 					s.LoadNames(ctx, p.m, ev.PubKey)
 					r, _ := p.m.Row(ev.ID)
 					return true, p.row(chat.Added, r)
-				}, f)
+				}, f, q)
 				if errors.Is(err, context.DeadlineExceeded) {
 					return exitWith(exitTimeout, fmt.Errorf("no reply to %s within %s", parent.ID, timeoutOf(cmd)))
 				}

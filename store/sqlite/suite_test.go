@@ -44,5 +44,6 @@ func TestSuite(t *testing.T) { storetest.Run(t, newSQLite) }
 // BenchmarkPublishPipelined measures durable writes through group commit.
 func BenchmarkPublishPipelined(b *testing.B) { storetest.BenchPublish(b, newSQLite) }
 
-// BenchmarkQueries reads channel history and exact lookups from 100k events.
+// BenchmarkQueries reads channel history and exact lookups from 100k events
+// (HIVE_BENCH_STORED=1000000 for 1M).
 func BenchmarkQueries(b *testing.B) { storetest.BenchQueries(b, newSQLite) }

@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -65,17 +67,26 @@ func ProcessCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchQueries reads from 100k stored messages in 10 channels: a page of
-// channel history, and exact lookups by #e, #p, authors and ids.
+// BenchQueries reads from 100k stored messages in 10 channels (or
+// HIVE_BENCH_STORED of them, e.g. 1000000): a page of channel history, and
+// exact lookups by #e, #p, authors and ids.
 func BenchQueries(b *testing.B, newStore New) {
+	stored := 100_000
+	if v := os.Getenv("HIVE_BENCH_STORED"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 20_000 {
+			b.Fatalf("HIVE_BENCH_STORED=%q: want a number of stored events, at least 20000", v)
+		}
+		stored = n
+	}
 	s := open(b, newStore, Options{})
 	people := make([]Signer, 20)
 	for i := range people {
 		people[i] = NewSigner(b)
 	}
 	var ids []string
-	evs := make([]*nostr.Event, 0, 100_000)
-	for i := 0; i < 100_000; i++ {
+	evs := make([]*nostr.Event, 0, stored)
+	for i := 0; i < stored; i++ {
 		who := people[i%len(people)]
 		tags := nostr.Tags{{"h", fmt.Sprint("c", i%10)}}
 		if i%7 == 0 && len(ids) > 0 {
@@ -118,7 +129,7 @@ func BenchQueries(b *testing.B, newStore New) {
 		}
 	}
 	run("history", func(i int) nostr.Filter {
-		until := nostr.Timestamp(1000 + 10_000 + (i*7919)%90_000)
+		until := nostr.Timestamp(1000 + stored/10 + (i*7919)%(stored*9/10))
 		return nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {fmt.Sprint("c", i%10)}}, Until: &until, Limit: 50}
 	})
 	run("tag-e", func(i int) nostr.Filter {

@@ -165,7 +165,7 @@ class App {
 
 function deviceName() {
   const p = navigator.userAgentData?.platform || (/(Android|iPhone|iPad|Mac|Windows|Linux)/.exec(navigator.userAgent) || [])[1] || '';
-  return p ? `browser (${p})` : 'browser';
+  return p ? `${p} browser` : 'browser'; // shown as "owner (Linux browser)"
 }
 
 const app = new App(document.getElementById('app'));

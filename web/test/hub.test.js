@@ -92,6 +92,26 @@ test('after kill -9 and a restart: reconnect, catch up what was sent meanwhile (
   assert.deepEqual([...ids].sort(), all.map(e => e.id).sort(), 'the subscription holds every stored message once')
 })
 
+test('a live subscription bounded by since still gets a new message dated behind it (a slow clock), first and after a reconnect', async () => {
+  const reader = await hub.connect(bob.sk, { minBackoff: 200, maxBackoff: 400 })
+  const writer = await hub.connect(alice.sk)
+  const got = []
+  let eosed = false
+  const since = Math.floor(Date.now() / 1000) - 5
+  reader.subscribe([{ kinds: [9], '#h': ['general'], since }], { onevent: ev => got.push(ev), oneose: () => { eosed = true } })
+  await waitFor(() => eosed, 10000, 'EOSE')
+  const old = await writer.publish({ kind: 9, tags: [['h', 'general']], content: 'from a clock a minute slow', created_at: Math.floor(Date.now() / 1000) - 60 })
+  await waitFor(() => got.some(e => e.id === old.id), 10000, 'the message dated a minute behind')
+  await hub.kill9()
+  await waitFor(() => reader.state === 'reconnecting', 10000, 'reconnecting')
+  await hub.start()
+  await waitFor(() => reader.state === 'connected', 30000, 'connected again')
+  const older = await writer.publish({ kind: 9, tags: [['h', 'general']], content: 'from a clock two minutes slow', created_at: Math.floor(Date.now() / 1000) - 120 }, { timeout: 30000 })
+  await waitFor(() => got.some(e => e.id === older.id), 10000, 'the message dated two minutes behind, after the reconnect')
+  const ids = got.map(e => e.id)
+  assert.equal(new Set(ids).size, ids.length, 'an event delivered twice')
+})
+
 test('a revoked device is cut off with the hub reason and does not retry', async () => {
   const d = await device(hub, alice, 'old-phone')
   const states = []

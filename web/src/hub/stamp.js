@@ -1,7 +1,7 @@
-// Event times for what the client signs (spec/chat.md, "Order"): timeline
-// kinds carry ["ms", "<milliseconds>"], and one client's times never repeat
+// Event times for what the client signs (spec/chat.md, "Order"): timed
+// kinds (rows, overlays, channel changes) carry ["ms", "<milliseconds>"], and one client's times never repeat
 // or go back, so one author's same-second messages keep their send order.
-import { isContentKind, isOverlayKind, MS_TAG } from '../model/kinds.js'
+import { isTimedKind, MS_TAG } from '../model/kinds.js'
 
 /** Stamper hands out millisecond times that only move forward. */
 export class Stamper {
@@ -21,7 +21,7 @@ export class Stamper {
   stamp (tpl) {
     const out = { kind: tpl.kind, content: tpl.content || '', tags: (tpl.tags || []).map(t => [...t]), created_at: tpl.created_at }
     if (out.created_at) return out
-    if (!(isContentKind(out.kind) || isOverlayKind(out.kind)) || out.tags.some(t => t[0] === MS_TAG)) {
+    if (!isTimedKind(out.kind) || out.tags.some(t => t[0] === MS_TAG)) {
       out.created_at = Math.floor(this.now() / 1000)
       return out
     }

@@ -2,9 +2,26 @@
 // events are held until EOSE and handed over oldest first, then live ones;
 // after a reconnect it asks again from the newest created_at seen (an event
 // dated ahead of this clock counts as its arrival time) minus a skew margin,
-// without the original limit; every id is delivered once.
+// without the original limit, and live events dated before that still come
+// (withLiveCopies); every id is delivered once.
 
 const PRUNE_AT = 4096
+const MAX_FILTERS = 16 // the hub's cap on filters per REQ
+
+// withLiveCopies adds, for each filter bounded by since, the same filter
+// without since and with limit 0 (live only): the hub judges live events
+// by since too, so a new event dated behind it (a slow clock, a message
+// signed offline and sent later) would never arrive (client/subscribe.go
+// does the same). Within the hub's cap; the stored part stays bounded.
+function withLiveCopies (filters) {
+  const live = filters.filter(f => f.since !== undefined).map(f => {
+    const g = { ...f }
+    delete g.since
+    g.limit = 0
+    return g
+  })
+  return live.length && filters.length + live.length <= MAX_FILTERS ? [...filters, ...live] : filters
+}
 
 export class Subscription {
   constructor (hub, id, filters, { onevent, oneose, onclosed, live = true }) {
@@ -35,6 +52,7 @@ export class Subscription {
         return g
       })
     }
+    if (this.live) filters = withLiveCopies(filters)
     this.stored = new Map()
     this.inStored = true
     return ['REQ', this.id, ...filters]

@@ -55,6 +55,12 @@ export function isContentKind (n) { return CONTENT_KINDS.includes(n) }
 /** isOverlayKind reports whether kind n is in the aux-overlay partition. */
 export function isOverlayKind (n) { return OVERLAY_KINDS.includes(n) }
 
+/** CHANNEL_CHANGE_KINDS are the channel changes the hub reports as system rows (kinds.Timed's third part). */
+const CHANNEL_CHANGE_KINDS = [KIND.AddUser, KIND.RemoveUser, KIND.EditMetadata, KIND.CreateGroup, KIND.DeleteGroup, KIND.JoinRequest, KIND.LeaveRequest]
+
+/** isTimedKind reports whether events of kind n carry the ms tag (as kinds.Timed): rows, overlays and channel changes. */
+export function isTimedKind (n) { return isContentKind(n) || isOverlayKind(n) || CHANNEL_CHANGE_KINDS.includes(n) }
+
 /** isRowKind reports whether events of kind n are timeline rows. */
 export function isRowKind (n) { return n === KIND.SystemRow || isContentKind(n) }
 
