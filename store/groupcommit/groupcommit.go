@@ -18,7 +18,8 @@ type Options struct {
 	MaxBatch  int // writes per batch (default 1000)
 	QueueSize int // pending writes before Put blocks (default 4096)
 	// Window is how long a batch smaller than WindowBatch waits for more
-	// writes before it commits (default 1 ms; negative: commit at once).
+	// writes before it commits, when the batch before it held more than
+	// one (default 1 ms; negative: commit at once).
 	Window      time.Duration
 	WindowBatch int // default 8
 }
@@ -87,12 +88,16 @@ func (q *Queue[W]) loop() {
 	batch := make([]W, 0, q.opts.MaxBatch)
 	window := time.NewTimer(time.Hour)
 	window.Stop()
+	last := 0 // the size of the batch before
 	for first := range q.ch {
 		batch = append(batch[:0], first)
 		// Gather what is queued, and while the batch is small give writers
 		// that are about to send a short window to join it. One commit then
-		// covers them all, which is what bounds OK latency under load.
-		open := q.opts.Window > 0 // negative: no window
+		// covers them all, which is what bounds OK latency under load. The
+		// window opens only when the batch before held more than one write:
+		// a lone writer (one person chatting) is committed at once instead
+		// of waiting for company that is not coming.
+		open := q.opts.Window > 0 && last > 1 // negative: no window
 		if open {
 			window.Reset(q.opts.Window)
 		}
@@ -123,6 +128,7 @@ func (q *Queue[W]) loop() {
 		if open {
 			window.Stop() // Go 1.23+ timers: no stale tick after Stop
 		}
+		last = len(batch)
 		q.commit(batch)
 	}
 }
