@@ -49,8 +49,10 @@ import (
 type session struct {
 	History []string `json:"history"`
 	cancel  context.CancelFunc
-	steer   chan string
-	steered chan struct{} // poked when a steer arrives
+	// cancelledAt is when a cancel came with no prompt running
+	cancelledAt time.Time
+	steer       chan string
+	steered     chan struct{} // poked when a steer arrives
 }
 
 type agent struct {
@@ -156,8 +158,14 @@ func (a *agent) update(ctx context.Context, id string, u acp.SessionUpdate) {
 func (a *agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s := a.sessions[string(p.SessionId)]; s != nil && s.cancel != nil {
-		s.cancel()
+	if s := a.sessions[string(p.SessionId)]; s != nil {
+		if s.cancel != nil {
+			s.cancel()
+		} else {
+			// acp-go-sdk serves messages concurrently: a cancel sent just
+			// after a prompt can arrive before that prompt's handler starts
+			s.cancelledAt = time.Now()
+		}
 	}
 	return nil
 }
@@ -172,6 +180,10 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
+	if time.Since(s.cancelledAt) < time.Second {
+		cancel() // its cancel came first
+	}
+	s.cancelledAt = time.Time{}
 	a.mu.Unlock()
 	defer func() {
 		cancel()
