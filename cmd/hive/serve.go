@@ -68,7 +68,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
 	cmd.Flags().StringVar(&f.store, "store", "", "event log: a postgres:// URL to share one PostgreSQL log between several hive instances (default: SQLite in --data)")
-	cmd.Flags().DurationVar(&f.window, "commit-window", time.Millisecond, "group commit: how long a small batch waits for more events before its fsync (0: none)")
+	cmd.Flags().DurationVar(&f.window, "commit-window", 0, "group commit: how long a small batch waits for more events before its fsync (default 1ms, held only after a batch of several; negative: none)")
 	cmd.Flags().DurationVar(&f.poll, "store-poll", 0, "how often another instance's commits are looked for without a notification (default 500ms)")
 	_ = cmd.Flags().MarkHidden("store-poll")
 	def := relay.Defaults()
@@ -247,8 +247,8 @@ func relayConfig(limits relay.Config, urls []string) relay.Config {
 
 // commitWindow maps the flag to the store's option, where 0 means the default.
 func commitWindow(d time.Duration) time.Duration {
-	if d <= 0 {
+	if d < 0 {
 		return -1
 	}
-	return d
+	return d // 0: the store's default, held only when writes come together
 }

@@ -18,8 +18,9 @@ type Options struct {
 	MaxBatch  int // writes per batch (default 1000)
 	QueueSize int // pending writes before Put blocks (default 4096)
 	// Window is how long a batch smaller than WindowBatch waits for more
-	// writes before it commits, when the batch before it held more than
-	// one (default 1 ms; negative: commit at once).
+	// writes before it commits (negative: commit at once). The default,
+	// 1 ms, is held only when the batch before held more than one write;
+	// a window set here is always held.
 	Window      time.Duration
 	WindowBatch int // default 8
 }
@@ -42,6 +43,7 @@ func (o *Options) defaults() {
 // Queue feeds batches of W to a commit function running on one goroutine.
 type Queue[W any] struct {
 	opts   Options
+	always bool // the window was set, not defaulted: hold it for every batch
 	commit func([]W)
 	mu     sync.RWMutex // guards closed against concurrent Puts
 	closed bool
@@ -51,8 +53,9 @@ type Queue[W any] struct {
 
 // New starts the committing goroutine. commit runs on it, one batch at a time.
 func New[W any](opts Options, commit func(batch []W)) *Queue[W] {
+	always := opts.Window != 0
 	opts.defaults()
-	q := &Queue[W]{opts: opts, commit: commit, ch: make(chan W, opts.QueueSize), done: make(chan struct{})}
+	q := &Queue[W]{opts: opts, always: always, commit: commit, ch: make(chan W, opts.QueueSize), done: make(chan struct{})}
 	go q.loop()
 	return q
 }
@@ -97,7 +100,7 @@ func (q *Queue[W]) loop() {
 		// window opens only when the batch before held more than one write:
 		// a lone writer (one person chatting) is committed at once instead
 		// of waiting for company that is not coming.
-		open := q.opts.Window > 0 && last > 1 // negative: no window
+		open := q.opts.Window > 0 && (q.always || last > 1) // negative: no window
 		if open {
 			window.Reset(q.opts.Window)
 		}
