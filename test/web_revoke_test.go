@@ -21,8 +21,8 @@ func TestWebRevokedDeviceSignedOut(t *testing.T) {
 	w.cli.ok("device", "revoke", "--device", npub, "--profile", "owner")
 	w.b.waitVisible(tid("pair-uri"))
 	w.b.waitState("signed-out")
-	if msg := w.b.text(".signin .err"); !strings.HasPrefix(msg, "This browser was signed out: restricted: ") || !strings.Contains(msg, "restricted: attestation revoked by its owner") || !strings.HasSuffix(msg, ". Pair it again to continue.") {
-		t.Fatalf("the sign-in screen after the revocation says %q, want the hub's reason (restricted: attestation revoked by its owner)", msg)
+	if msg := w.b.text(".signin .err"); !strings.HasPrefix(msg, "This browser was signed out: restricted: ") || !strings.Contains(msg, "revoked by its owner") || !strings.HasSuffix(msg, ". Pair it again to continue.") {
+		t.Fatalf("the sign-in screen after the revocation says %q, want the hub's reason (the attestation revoked by its owner: from the cut-off or from the refused AUTH of a reconnect)", msg)
 	}
 	if dbs := awaitAs[[]string](w.b, `indexedDB.databases().then(ds => ds.map(d => d.name))`); len(dbs) != 0 {
 		t.Fatalf("the browser keeps databases after its device was revoked: %v", dbs)
