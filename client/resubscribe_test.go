@@ -76,15 +76,7 @@ func TestResubscribeKeepsLiveEventsDatedBehind(t *testing.T) {
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != now.ID {
 		t.Fatalf("first delivery %q", ev.Content)
 	}
-	if th.kickAll() == 0 {
-		t.Fatal("nothing kicked")
-	}
-	for deadline := time.Now().Add(20 * time.Second); reader.URL() == ""; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the reader did not reconnect")
-		}
-	}
-	time.Sleep(300 * time.Millisecond) // the resubscription is on the wire
+	reconnect(t, th, reader)
 	behind := client.Message("c", "dated a minute behind")
 	behind.CreatedAt = nostr.Now() - 60
 	sent, err := admin.Publish(ctx, behind)
@@ -117,15 +109,7 @@ func TestLiveSinceKeepsEventsDatedBehind(t *testing.T) {
 	<-sub.EOSE()
 	for round, behind := range []nostr.Timestamp{60, 120} {
 		if round == 1 {
-			if th.kickAll() == 0 {
-				t.Fatal("nothing kicked")
-			}
-			for deadline := time.Now().Add(20 * time.Second); reader.URL() == ""; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the reader did not reconnect")
-				}
-			}
-			time.Sleep(300 * time.Millisecond) // the resubscription is on the wire
+			reconnect(t, th, reader)
 		}
 		ev := client.Message("c", fmt.Sprintf("dated %d s behind", behind))
 		ev.CreatedAt = nostr.Now() - behind
@@ -137,4 +121,19 @@ func TestLiveSinceKeepsEventsDatedBehind(t *testing.T) {
 			t.Fatalf("round %d: %q, not the message dated %d s behind", round, got.Content, behind)
 		}
 	}
+}
+
+// reconnect cuts every connection of th and waits until reader is back with
+// its resubscription sent.
+func reconnect(t *testing.T, th *testHub, reader *client.Client) {
+	t.Helper()
+	if th.kickAll() == 0 {
+		t.Fatal("nothing kicked")
+	}
+	for deadline := time.Now().Add(20 * time.Second); reader.URL() == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader did not reconnect")
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the resubscription is on the wire
 }
