@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -21,7 +22,8 @@ import (
 // one goroutine with a small stack, waiting for the socket.
 type Conn struct {
 	relay     *Relay
-	raw       net.Conn // the socket, after the websocket upgrade
+	raw       net.Conn        // the socket, after the websocket upgrade
+	sock      syscall.RawConn // raw's socket for writes that do not wait; nil over TLS (writer.go)
 	challenge string
 	remote    string // for logs: the peer, or what X-Forwarded-For says
 	addr      string // the TCP peer's address: the key of per-address caps
@@ -64,6 +66,7 @@ func newConn(r *Relay, raw net.Conn, req *http.Request, addr string) *Conn {
 	c := &Conn{
 		relay:     r,
 		raw:       raw,
+		sock:      rawSocket(raw),
 		challenge: hex.EncodeToString(b[:]),
 		since:     time.Now(),
 		remote:    remoteAddr(req),

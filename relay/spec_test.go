@@ -34,7 +34,6 @@ func TestProtocolSpecDefaults(t *testing.T) {
 		fmt.Sprintf("| `auth_timeout` | %d s |", int(c.AuthTimeout.Seconds())),
 		fmt.Sprintf("a pool of %d writer goroutines", writerGoroutines),
 		fmt.Sprintf("read from the log %d events at a time", pageRows),
-		fmt.Sprintf("does not take a batch within %d ms", fastWrite.Milliseconds()),
 		fmt.Sprintf("has taken nothing for %d s, or once %d MiB are queued", int(stallWindow.Seconds()), hardCapX*c.MaxOutboundBytes>>20),
 		fmt.Sprintf("takes nothing for %d s (the write timeout)", int(c.WriteTimeout.Seconds())),
 	}

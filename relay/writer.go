@@ -7,13 +7,16 @@ import (
 )
 
 // Outbound path. Each connection queues complete websocket frames (see
-// messages.go). A connection with something to write is handed to the relay's
-// small pool of writer goroutines, which write what is queued with one writev
-// and a deadline of fastWrite: a delivery wakes a pool goroutine, it does not
-// start one. A socket that cannot take the bytes that fast (its client reads
-// slowly, or the hub sends a big page) gets a goroutine of its own until its
-// queue is empty, which writes with WriteTimeout per attempt. Over TLS, where a
-// timed-out write breaks the stream, every flush takes that second path.
+// messages.go). A live event for a connection with nothing queued or being
+// written is written at once by the goroutine that delivers it, with one
+// writev that does not wait (sockwrite_linux.go): no hand-off, no deadline.
+// Otherwise the connection is handed to the relay's small pool of writer
+// goroutines, which write what is queued the same way: a delivery wakes a pool
+// goroutine, it does not start one. A socket that does not take all the bytes
+// at once (its client reads slowly, or the hub sends a big page) gets a
+// goroutine of its own until its queue is empty, which writes with
+// WriteTimeout per attempt; the rest of a partly written frame goes first.
+// Over TLS (and off Linux) every flush takes that second path.
 //
 // The slow-consumer rule measures whether the client reads, not how much it
 // is sent:
@@ -26,7 +29,6 @@ import (
 //   - a socket that takes nothing for WriteTimeout is dropped.
 
 const (
-	fastWrite   = 2 * time.Millisecond
 	stallWindow = time.Second
 	batchBytes  = 256 << 10 // most bytes one write takes from a queue
 	hardCapX    = 4         // live events are dropped past this many MaxOutboundBytes
@@ -86,8 +88,9 @@ func (p *writerPool) close() {
 
 func (r *Relay) writeLoop() {
 	defer r.wg.Done()
+	w := newSockWriter()
 	for c := r.writers.pop(); c != nil; c = r.writers.pop() {
-		c.writeFast()
+		c.writeFast(w)
 	}
 }
 
@@ -97,27 +100,71 @@ func (c *Conn) send(f []byte) { c.sendFrame(outFrame{head: f}) }
 
 // sendFrame is send for a frame in two parts.
 func (c *Conn) sendFrame(f outFrame) {
+	c.mu.Lock()
+	if c.admitLive(f.size()) {
+		c.enqueue(f)
+	}
+	c.mu.Unlock()
+}
+
+// sendLive is sendFrame for the fan-out: when nothing is queued on c or being
+// written, the frame is written at once from the calling goroutine with w,
+// without waiting; what the socket does not take is queued first and goes to
+// writeSlow.
+func (c *Conn) sendLive(w *sockWriter, f outFrame) {
 	size := f.size()
 	c.mu.Lock()
-	if c.closed {
+	if !c.admitLive(size) {
 		c.mu.Unlock()
 		return
+	}
+	if c.writing || len(c.out) > 0 || c.sock == nil {
+		c.enqueue(f)
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true // the socket's write side is this goroutine's
+	c.mu.Unlock()
+	bufs := net.Buffers{f.head, f.body}
+	n, err := w.write(c.sock, bufs)
+	switch {
+	case err != nil:
+		go c.shutdown("") // not inline: closing writes a close frame, with a deadline
+	case n == size:
+		c.release()
+	default:
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return
+		}
+		c.outBytes += size - n
+		c.member.add(size - n)
+		c.progress = time.Now()
+		c.midFrame = n > 0
+		c.mu.Unlock()
+		advance(&bufs, n)
+		go c.writeSlow(bufs)
+	}
+}
+
+// admitLive reports whether a live event of size bytes may be queued on c,
+// and starts dropping c as a slow consumer if not. c.mu is held.
+func (c *Conn) admitLive(size int) bool {
+	if c.closed {
+		return false
 	}
 	max := c.relay.cfg.MaxOutboundBytes
 	n := c.outBytes + size
 	if n > max && (n > hardCapX*max || time.Since(c.progress) > stallWindow) || c.member.over(size, 2*c.relay.cfg.MaxMemberQueued) {
-		drop := !c.dropping
-		c.dropping = true
-		queued := c.outBytes
-		c.mu.Unlock()
-		if drop {
+		if !c.dropping {
+			c.dropping = true
 			// Not inline: send may run under the subscription index's lock.
-			go c.dropSlow(queued)
+			go c.dropSlow(c.outBytes)
 		}
-		return
+		return false
 	}
-	c.enqueue(f)
-	c.mu.Unlock()
+	return true
 }
 
 // reply queues a frame, first waiting while the queue holds MaxOutboundBytes:
@@ -203,42 +250,63 @@ func (c *Conn) wrote(n int64) {
 	c.room.Broadcast()
 }
 
-// writeFast runs on a pool goroutine: one write of what is queued, handed
-// to writeSlow if the socket does not take it at once.
-func (c *Conn) writeFast() {
+// writeFast runs on a pool goroutine: one write of what is queued, without
+// waiting, handed to writeSlow if the socket does not take it all at once.
+func (c *Conn) writeFast(w *sockWriter) {
 	c.mu.Lock()
 	batch, ok := c.take()
 	c.mu.Unlock()
 	if !ok {
 		return
 	}
-	tcp, plain := c.raw.(*net.TCPConn)
-	if !plain {
+	if c.sock == nil {
 		go c.writeSlow(batch)
 		return
 	}
-	tcp.SetWriteDeadline(time.Now().Add(fastWrite))
-	n, err := batch.WriteTo(tcp)
-	c.wrote(n)
+	size := 0
+	for _, b := range batch {
+		size += len(b)
+	}
+	n, err := w.write(c.sock, batch)
+	c.wrote(int64(n))
 	switch {
-	case err == nil:
-		c.mu.Lock()
-		more := !c.closed && len(c.out) > 0
-		if !more {
-			c.writing = false
-		}
-		c.mu.Unlock()
-		if more {
-			c.relay.writers.push(c) // behind the others: one batch per turn
-		}
-	case isTimeout(err):
+	case err != nil:
+		c.shutdown("")
+	case n == size:
+		c.release()
+	default:
 		// Part of a frame may be out: the rest goes before anything else.
 		c.mu.Lock()
-		c.midFrame = true
+		c.midFrame = n > 0
 		c.mu.Unlock()
+		advance(&batch, n)
 		go c.writeSlow(batch)
-	default:
-		c.shutdown("")
+	}
+}
+
+// release gives up the socket's write side after a write that took all it
+// was given, or hands c back to the pool if more was queued meanwhile.
+func (c *Conn) release() {
+	c.mu.Lock()
+	more := !c.closed && len(c.out) > 0
+	if !more {
+		c.writing = false
+	}
+	c.mu.Unlock()
+	if more {
+		c.relay.writers.push(c) // behind the others: one batch per turn
+	}
+}
+
+// advance drops the first n bytes of b.
+func advance(b *net.Buffers, n int) {
+	for len(*b) > 0 && n >= len((*b)[0]) {
+		n -= len((*b)[0])
+		(*b)[0] = nil
+		*b = (*b)[1:]
+	}
+	if len(*b) > 0 {
+		(*b)[0] = (*b)[0][n:]
 	}
 }
 
@@ -276,6 +344,8 @@ func (c *Conn) writeSlow(batch net.Buffers) {
 				return
 			}
 		}
+		// The next fast write must not meet this deadline once it has passed.
+		c.raw.SetWriteDeadline(time.Time{})
 		c.mu.Lock()
 		c.midFrame = false
 		var ok bool

@@ -1,0 +1,135 @@
+package relay
+
+import "github.com/nbd-wtf/go-nostr"
+
+// Fan-out: one goroutine takes committed events in order, finds the
+// subscriptions each matches (subIndex) and delivers it to them. An event's
+// deliveries are shared with fanoutHelpers more goroutines when there are
+// enough of them; the next event starts when all are done, so frames keep
+// their order on every connection. Each writes where a connection's socket
+// is free (sendLive), so one event to 1,000 subscribers is 1,000 writev calls
+// spread over those goroutines, without a hand-off per connection.
+
+const (
+	fanoutHelpers = 1  // goroutines besides the fan-out's that deliver an event
+	minShare      = 64 // fewer deliveries than this per goroutine are not shared
+)
+
+// fanShare is the part of one event's deliveries given to a helper.
+type fanShare struct {
+	ev   *nostr.Event
+	body []byte
+	subs []*subscription
+}
+
+// fanoutLoop delivers committed events to live subscribers, re-checking every
+// filter and the read policy for each recipient.
+func (r *Relay) fanoutLoop() {
+	defer r.wg.Done()
+	w := newSockWriter()
+	shares := make(chan fanShare)
+	done := make(chan struct{}, fanoutHelpers)
+	r.wg.Add(fanoutHelpers)
+	for range fanoutHelpers {
+		go r.fanoutHelper(shares, done)
+	}
+	for {
+		select {
+		case <-r.stop:
+			return
+		case it := <-r.fanout:
+			if s := it.settled; s != nil {
+				s.mu.Lock()
+				s.sent = nil
+				s.mu.Unlock()
+				continue
+			}
+			if !r.deliver(it.ev, w, shares, done) {
+				return
+			}
+		}
+	}
+}
+
+// fanoutHelper delivers the shares it is given, each with done after it.
+func (r *Relay) fanoutHelper(shares <-chan fanShare, done chan<- struct{}) {
+	defer r.wg.Done()
+	w := newSockWriter()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case sh := <-shares:
+			r.deliverTo(sh.ev, sh.body, sh.subs, w)
+			done <- struct{}{}
+		}
+	}
+}
+
+// deliver sends ev to every subscription that matches it and may read it,
+// sharing the work with the helpers; false means the relay is stopping.
+func (r *Relay) deliver(ev *nostr.Event, w *sockWriter, shares chan<- fanShare, done <-chan struct{}) bool {
+	// Match filters under the index lock; run the read hooks after it is
+	// released, since they may consult state of their own.
+	matched := r.matched[:0]
+	r.subs.candidates(ev, func(s *subscription) {
+		for i := range s.filters {
+			if s.filters[i].matches(ev) {
+				matched = append(matched, s)
+				return
+			}
+		}
+	})
+	defer func() {
+		clear(matched)
+		r.matched = matched
+	}()
+	if len(matched) == 0 {
+		return true
+	}
+	// The event's JSON and the closing bracket are rendered once and shared
+	// by every subscriber's frame; each gets only its header and prefix.
+	body := append(encodeEvent(ev), closeBracket...)
+	parts := min(1+fanoutHelpers, len(matched)/minShare)
+	if parts < 2 {
+		r.deliverTo(ev, body, matched, w)
+		return true
+	}
+	per := (len(matched) + parts - 1) / parts
+	for i := 1; i < parts; i++ {
+		select {
+		case shares <- fanShare{ev, body, matched[i*per : min(len(matched), (i+1)*per)]}:
+		case <-r.stop:
+			return false
+		}
+	}
+	r.deliverTo(ev, body, matched[:per], w)
+	for i := 1; i < parts; i++ {
+		select {
+		case <-done:
+		case <-r.stop:
+			return false
+		}
+	}
+	return true
+}
+
+// deliverTo sends ev, rendered as body, to those of subs that may read it.
+func (r *Relay) deliverTo(ev *nostr.Event, body []byte, subs []*subscription, w *sockWriter) {
+	for _, s := range subs {
+		if !r.canRead(s.conn, ev) || !s.claim(ev.ID) {
+			continue
+		}
+		r.metrics().EventOut(ev.Kind)
+		s.conn.sendLive(w, outFrame{head: textHead(len(s.prefix)+len(body), s.prefix), body: body})
+	}
+}
+
+func (r *Relay) canRead(c *Conn, ev *nostr.Event) bool {
+	for _, fn := range r.Hooks.CanRead {
+		if !fn(c, ev) {
+			return false
+		}
+	}
+	return true
+}
