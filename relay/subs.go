@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -211,8 +212,9 @@ func (r *Relay) deliver(ev *nostr.Event) {
 	// The event's JSON and the closing bracket are rendered once and shared
 	// by every subscriber's frame; each gets only its header and prefix.
 	var body []byte
+	live := store.Live(ev, nil)
 	for _, s := range matched {
-		if !r.canRead(s.conn, ev) || !s.claim(ev.ID) {
+		if !r.canRead(s.conn, &live) || !s.claim(ev.ID) {
 			continue
 		}
 		if body == nil {
@@ -225,7 +227,7 @@ func (r *Relay) deliver(ev *nostr.Event) {
 	r.matched = matched
 }
 
-func (r *Relay) canRead(c *Conn, ev *nostr.Event) bool {
+func (r *Relay) canRead(c *Conn, ev *store.Stored) bool {
 	for _, fn := range r.Hooks.CanRead {
 		if !fn(c, ev) {
 			return false

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +32,10 @@ func (c *Core) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error
 		return nil, err
 	}
 	out := make([]*nostr.Event, len(found))
-	for i, st := range found {
-		out[i] = st.Event
+	for i := range found {
+		if out[i], err = found[i].Decode(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -65,27 +68,52 @@ func (c *Core) QueryRaw(ctx context.Context, f nostr.Filter, scope *Scope) ([]St
 		return nil, fmt.Errorf("error: query: %w", err)
 	}
 	defer rows.Close()
+	recheck := hasNUL(f)
 	out := make([]Stored, 0, min(limit, 64))
 	for rows.Next() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		st, err := scanStored(rows)
+		if err != nil {
 			return nil, fmt.Errorf("error: query: %w", err)
 		}
-		ev := &nostr.Event{}
-		if err := ev.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
-		}
-		// SQLite may compare text only up to a NUL byte, so values that differ
-		// after one can match: check every row against the filter itself.
-		if n := len(out); (n > 0 && out[n-1].Event.ID == ev.ID) || !f.Matches(ev) {
+		if n := len(out); n > 0 && out[n-1].ID == st.ID {
 			continue
 		}
-		out = append(out, Stored{ev, raw})
+		if recheck {
+			ev, err := st.Decode()
+			if err != nil {
+				return nil, err
+			}
+			if !f.Matches(ev) {
+				continue
+			}
+		}
+		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// hasNUL reports whether a value f matches on holds a NUL byte. The SQL of
+// any other filter is exact, so its rows are not decoded. SQLite compares
+// such values in full too (TestNULTagValues), but text functions read C
+// strings up to a NUL, so a query that passes one through a function could
+// match text that differs after it: the rows of such a filter are decoded
+// and checked against the filter itself.
+func hasNUL(f nostr.Filter) bool {
+	nul := func(vs []string) bool {
+		return slices.ContainsFunc(vs, func(v string) bool { return strings.IndexByte(v, 0) >= 0 })
+	}
+	if nul(f.IDs) || nul(f.Authors) {
+		return true
+	}
+	for n, vs := range f.Tags {
+		if strings.IndexByte(n, 0) >= 0 || nul(vs) {
+			return true
+		}
+	}
+	return false
 }
 
 // CountEvents satisfies eventstore.Counter (NIP-45). It ignores limit.
@@ -189,7 +217,7 @@ func (c *Core) buildQuery(f nostr.Filter, scope *Scope, now int64) (q string, ar
 			where = append(where, w)
 		}
 	}
-	return "SELECT e.raw FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY " + order, args, false
+	return "SELECT " + storedColumns + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY " + order, args, false
 }
 
 // conditions renders every filter field except the driving tag. A value the

@@ -130,7 +130,7 @@ func (c *Core) hits(ctx context.Context, q *SearchQuery, best []candidate, excer
 	for i, k := range best {
 		seqs[i] = strconv.FormatInt(k.seq, 10)
 	}
-	rows, err := c.db.Read(ctx, "SELECT seq, raw FROM events WHERE seq IN ("+strings.Join(seqs, ",")+")")
+	rows, err := c.db.Read(ctx, "SELECT "+storedColumns+", e.seq FROM events e WHERE e.seq IN ("+strings.Join(seqs, ",")+")")
 	if err != nil {
 		return nil, fmt.Errorf("error: search: %w", err)
 	}
@@ -138,15 +138,11 @@ func (c *Core) hits(ctx context.Context, q *SearchQuery, best []candidate, excer
 	found := make(map[int64]Hit, len(best))
 	for rows.Next() {
 		var seq int64
-		var h Hit
-		if err := rows.Scan(&seq, &h.Raw); err != nil {
+		st, err := scanStored(rows, &seq)
+		if err != nil {
 			return nil, fmt.Errorf("error: search: %w", err)
 		}
-		h.Event = &nostr.Event{}
-		if err := h.Event.UnmarshalJSON(h.Raw); err != nil {
-			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
-		}
-		found[seq] = h
+		found[seq] = Hit{Stored: st}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -131,8 +131,8 @@ func BenchQueries(b *testing.B, newStore New) {
 					filter := f(i)
 					evs, _ := s.QueryRaw(ctx, filter, sc)
 					for _, st := range evs {
-						if ev := st.Event; !filter.Matches(ev) {
-							b.Fatalf("%s: returned %s, outside its filter %v", n, ev.ID, filter)
+						if ev, err := st.Decode(); err != nil || !filter.Matches(ev) {
+							b.Fatalf("%s: returned %s, outside its filter %v (%v)", n, st.ID, filter, err)
 						}
 					}
 				}
