@@ -17,6 +17,7 @@ import (
 type queryTimes struct {
 	all, quiet, cpu []time.Duration
 	sample          []metrics.Sample
+	faults          int64 // minor page faults of the thread (first touches of the mapped file)
 }
 
 // timeQueries runs q n times on one locked OS thread, timing each call.
@@ -24,6 +25,8 @@ func timeQueries(n int, q func(i int)) *queryTimes {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	lat := &queryTimes{}
+	f0 := threadFaults()
+	defer func() { lat.faults = threadFaults() - f0 }()
 	for i := 0; i < n; i++ {
 		t0, c0, gc0 := time.Now(), threadCPU(), lat.gcs()
 		q(i)
@@ -34,6 +37,14 @@ func timeQueries(n int, q func(i int)) *queryTimes {
 		}
 	}
 	return lat
+}
+
+// threadFaults is the number of minor page faults of the calling OS thread.
+func threadFaults() int64 {
+	var ru syscall.Rusage
+	const rusageThread = 1
+	syscall.Getrusage(rusageThread, &ru)
+	return ru.Minflt
 }
 
 // threadCPU is the CPU time the calling OS thread used so far.
@@ -64,6 +75,7 @@ func (q *queryTimes) report(b *testing.B) {
 	if len(q.quiet) >= 100 {
 		b.ReportMetric(pct(q.quiet, 99), "p99-nogc-µs")
 	}
+	b.ReportMetric(float64(q.faults)/float64(len(q.all)), "faults/op")
 	b.ReportMetric(pct(q.cpu, 50), "cpu-p50-µs")
 	b.ReportMetric(pct(q.cpu, 99), "cpu-p99-µs")
 }
