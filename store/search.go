@@ -136,9 +136,10 @@ func (c *Core) hits(ctx context.Context, q *SearchQuery, best []candidate, excer
 	}
 	defer rows.Close()
 	found := make(map[int64]Hit, len(best))
+	var seq int64
+	sc := newRowScanner(&seq)
 	for rows.Next() {
-		var seq int64
-		st, err := scanStored(rows, &seq)
+		st, err := sc.scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("error: search: %w", err)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"unsafe"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -22,7 +23,9 @@ type Stored struct {
 	// Channel is ChannelOf the event as recorded when it was stored ("" for
 	// none); only meaningful when Event is nil.
 	Channel string
-	Raw     []byte
+	// Raw is the event's JSON as stored. Read-only: it may share memory
+	// with a string.
+	Raw []byte
 	// Event is the decoded event: set for live events, nil for rows read from
 	// the log (Decode decodes them).
 	Event *nostr.Event
@@ -67,16 +70,39 @@ func (s *Stored) Tagged(name string, values ...string) bool {
 // storedColumns are the columns of the events row e that scanStored reads.
 const storedColumns = "e.id, e.pubkey, e.kind, e.created_at, e.channel, e.raw"
 
-// scanStored reads a row that starts with storedColumns; more receives the
-// columns after them.
-func scanStored(rows *sql.Rows, more ...any) (Stored, error) {
-	var st Stored
-	var ch sql.NullString
-	var at int64
-	dest := append([]any{&st.ID, &st.PubKey, &st.Kind, &at, &ch, &st.Raw}, more...)
-	if err := rows.Scan(dest...); err != nil {
-		return st, err
+// rowScanner reads rows that start with storedColumns, into the same
+// destinations row after row (one set of them per query, not per row).
+type rowScanner struct {
+	st   Stored
+	ch   sql.NullString
+	at   int64
+	raw  any
+	dest []any
+}
+
+// newRowScanner reads storedColumns and then the columns into more.
+func newRowScanner(more ...any) *rowScanner {
+	r := &rowScanner{}
+	r.dest = append([]any{&r.st.ID, &r.st.PubKey, &r.st.Kind, &r.at, &r.ch, &r.raw}, more...)
+	return r
+}
+
+// scan reads the current row. Raw shares the memory of the string the
+// driver read the JSON into (it is never written to): one copy of each
+// event, not two.
+func (r *rowScanner) scan(rows *sql.Rows) (Stored, error) {
+	if err := rows.Scan(r.dest...); err != nil {
+		return Stored{}, err
 	}
-	st.CreatedAt, st.Channel = nostr.Timestamp(at), ch.String
+	st := r.st
+	switch raw := r.raw.(type) {
+	case string:
+		st.Raw = unsafe.Slice(unsafe.StringData(raw), len(raw))
+	case []byte: // a driver that reads text as bytes (database/sql has copied them)
+		st.Raw = raw
+	default:
+		return Stored{}, fmt.Errorf("stored event %s: raw is %T, not text", st.ID, r.raw)
+	}
+	st.CreatedAt, st.Channel = nostr.Timestamp(r.at), r.ch.String
 	return st, nil
 }
