@@ -30,7 +30,13 @@ var errNoMetrics = errors.New("serves no /metrics")
 // startGCShare reads the servers' GC CPU and CPU time now; the function it returns reads them
 // again and returns the difference, or nil when a server serves no metrics or a read failed.
 func (t *target) startGCShare() func() *gcShare {
+	// hive serve accepts websockets a moment before its metrics listener is
+	// up: give a just-started server a second.
 	gc0, err := t.gcCPU()
+	for tries := 0; err != nil && !errors.Is(err, errNoMetrics) && tries < 20; tries++ {
+		time.Sleep(50 * time.Millisecond)
+		gc0, err = t.gcCPU()
+	}
 	cpu0 := t.cpu()
 	return func() *gcShare {
 		gc1, err1 := t.gcCPU()

@@ -13,8 +13,10 @@ import (
 )
 
 // canRead is the per-event read gate, applied to every stored result and to
-// every live delivery.
-func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
+// every live delivery. A stored row is judged by its columns (the channel
+// recorded when it was stored), undecoded unless its kind's gate needs its
+// p tags.
+func (h *Hub) canRead(c *relay.Conn, ev *store.Stored) bool {
 	reader := c.PubKey()
 	if reader == "" {
 		return false
@@ -29,9 +31,9 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 	case kinds.AuthorOnly:
 		return ev.PubKey == reader || v.keyOf(ev.PubKey) == as
 	case kinds.RecipientOnly:
-		return ev.PubKey == reader || ev.Tags.ContainsAny("p", []string{reader})
+		return ev.PubKey == reader || ev.Tagged("p", reader)
 	}
-	ch := h.channelOf(ev)
+	ch := ev.ChannelOf(h.storedChannel)
 	return ch == "" || v.canRead(ch, as)
 }
 
@@ -40,12 +42,6 @@ func (h *Hub) canRead(c *relay.Conn, ev *nostr.Event) bool {
 func (h *Hub) readsAs(v *view, reader string) string {
 	as, _ := actsAs(v, reader, h.now().Unix()) // the view never fails
 	return as
-}
-
-// channelOf is the channel an event belongs to, by the rule the store
-// records at write time (store.ChannelOf).
-func (h *Hub) channelOf(ev *nostr.Event) string {
-	return store.ChannelOf(ev, h.storedChannel)
 }
 
 // storedChannel is the channel recorded for a stored event (cached: an

@@ -1,6 +1,9 @@
 package relay
 
-import "github.com/nbd-wtf/go-nostr"
+import (
+	"github.com/ainb/hive/store"
+	"github.com/nbd-wtf/go-nostr"
+)
 
 // Fan-out: one goroutine takes committed events in order, finds the
 // subscriptions each matches (subIndex) and delivers it to them. An event's
@@ -116,8 +119,9 @@ func (r *Relay) deliver(ev *nostr.Event, w *sockWriter, shares chan<- fanShare, 
 
 // deliverTo sends ev, rendered as body, to those of subs that may read it.
 func (r *Relay) deliverTo(ev *nostr.Event, body []byte, subs []*subscription, w *sockWriter) {
+	live := store.Live(ev, nil)
 	for _, s := range subs {
-		if !r.canRead(s.conn, ev) || !s.claim(ev.ID) {
+		if !r.canRead(s.conn, &live) || !s.claim(ev.ID) {
 			continue
 		}
 		r.metrics().EventOut(ev.Kind)
@@ -125,7 +129,7 @@ func (r *Relay) deliverTo(ev *nostr.Event, body []byte, subs []*subscription, w 
 	}
 }
 
-func (r *Relay) canRead(c *Conn, ev *nostr.Event) bool {
+func (r *Relay) canRead(c *Conn, ev *store.Stored) bool {
 	for _, fn := range r.Hooks.CanRead {
 		if !fn(c, ev) {
 			return false

@@ -251,21 +251,21 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 			done()
 			return err
 		}
-		for _, st := range found {
-			ev := st.Event
-			if _, sent := atOldest[ev.ID]; sent {
+		for i := range found {
+			st := &found[i]
+			if _, sent := atOldest[st.ID]; sent {
 				continue
 			}
-			if ev.CreatedAt != oldest || len(atOldest) == 0 {
-				oldest = ev.CreatedAt
+			if st.CreatedAt != oldest || len(atOldest) == 0 {
+				oldest = st.CreatedAt
 				clear(atOldest)
 			}
-			atOldest[ev.ID] = struct{}{}
+			atOldest[st.ID] = struct{}{}
 			if want--; want < 0 {
 				break
 			}
-			if r.canRead(c, ev) && sub.claim(ev.ID) {
-				r.metrics().EventOut(st.Event.Kind)
+			if r.canRead(c, st) && sub.claim(st.ID) {
+				r.metrics().EventOut(st.Kind)
 				c.reply(eventMsg(sub.prefix, st.Raw))
 			}
 		}
@@ -289,9 +289,9 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope)
 	if err != nil {
 		return err
 	}
-	for _, st := range found {
-		if c.relay.canRead(c, st.Event) && sub.claim(st.Event.ID) {
-			c.relay.metrics().EventOut(st.Event.Kind)
+	for i := range found {
+		if st := &found[i]; c.relay.canRead(c, st) && sub.claim(st.ID) {
+			c.relay.metrics().EventOut(st.Kind)
 			c.reply(eventMsg(sub.prefix, st.Raw))
 		}
 	}

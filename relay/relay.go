@@ -121,8 +121,11 @@ type Hooks struct {
 	RejectEvent []func(ctx context.Context, c *Conn, ev *nostr.Event) string
 	// RejectFilter vets each filter of a REQ or COUNT; a refusal closes the whole request.
 	RejectFilter []func(ctx context.Context, c *Conn, f nostr.Filter) string
-	// CanRead decides, event by event, whether c may receive ev, for stored and live reads.
-	CanRead []func(c *Conn, ev *nostr.Event) bool
+	// CanRead decides, event by event, whether c may receive ev, for stored
+	// and live reads: one rule for both. A stored read's rows are not decoded
+	// (ev.Event is nil; ev.Tagged decodes one when the rule needs its tags),
+	// a live event is (store.Live).
+	CanRead []func(c *Conn, ev *store.Stored) bool
 	// ReadScope narrows c's stored reads (REQ and COUNT) inside the query, so
 	// limits and counts cover readable events only; nil reads everything.
 	// CanRead still checks every row it returns.

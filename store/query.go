@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +33,10 @@ func (c *Core) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error
 		return nil, err
 	}
 	out := make([]*nostr.Event, len(found))
-	for i, st := range found {
-		out[i] = st.Event
+	for i := range found {
+		if out[i], err = found[i].Decode(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -56,36 +60,85 @@ func (c *Core) QueryRaw(ctx context.Context, f nostr.Filter, scope *Scope) ([]St
 	if limit == 0 {
 		return nil, nil
 	}
-	q, args, empty := c.buildQuery(f, scope, c.opts.Now().Unix())
+	q, args, at, empty := c.buildQuery(f, scope, c.opts.Now().Unix())
 	if empty {
 		return nil, nil
 	}
-	rows, err := c.db.Read(ctx, q+" LIMIT "+strconv.Itoa(limit), args...)
+	// Rows are read in created_at order alone, which the index gives without
+	// sorting, one past the limit; equal created_at are ordered by id here.
+	// Only when the limit cuts through a second's events is the query asked
+	// again with the order in full (ties by id: which of them fall inside
+	// the limit).
+	out, err := c.readRows(ctx, q+" ORDER BY "+at+" LIMIT "+strconv.Itoa(limit+1), args, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > limit {
+		if out[limit].CreatedAt == out[limit-1].CreatedAt {
+			if out, err = c.readRows(ctx, q+" ORDER BY "+at+", e.id LIMIT "+strconv.Itoa(limit), args, limit); err != nil {
+				return nil, err
+			}
+		}
+		out = out[:limit]
+	}
+	slices.SortStableFunc(out, func(a, b Stored) int {
+		if a.CreatedAt != b.CreatedAt {
+			return cmp.Compare(b.CreatedAt, a.CreatedAt)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	out = slices.CompactFunc(out, func(a, b Stored) bool { return a.ID == b.ID })
+	if hasNUL(f) {
+		out = slices.DeleteFunc(out, func(st Stored) bool {
+			ev, err := st.Decode()
+			return err != nil || !f.Matches(ev)
+		})
+	}
+	return out, nil
+}
+
+// readRows reads the rows of a query that selects storedColumns, at most
+// limit of them.
+func (c *Core) readRows(ctx context.Context, q string, args Args, limit int) ([]Stored, error) {
+	rows, err := c.db.Read(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("error: query: %w", err)
 	}
 	defer rows.Close()
-	out := make([]Stored, 0, min(limit, 64))
+	out := make([]Stored, 0, min(limit, 128))
+	sc := newRowScanner()
 	for rows.Next() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		st, err := sc.scan(rows)
+		if err != nil {
 			return nil, fmt.Errorf("error: query: %w", err)
 		}
-		ev := &nostr.Event{}
-		if err := ev.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
-		}
-		// SQLite may compare text only up to a NUL byte, so values that differ
-		// after one can match: check every row against the filter itself.
-		if n := len(out); (n > 0 && out[n-1].Event.ID == ev.ID) || !f.Matches(ev) {
-			continue
-		}
-		out = append(out, Stored{ev, raw})
+		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// hasNUL reports whether a value f matches on holds a NUL byte. The SQL of
+// any other filter is exact, so its rows are not decoded. SQLite compares
+// such values in full too (TestNULTagValues), but text functions read C
+// strings up to a NUL, so a query that passes one through a function could
+// match text that differs after it: the rows of such a filter are decoded
+// and checked against the filter itself.
+func hasNUL(f nostr.Filter) bool {
+	nul := func(vs []string) bool {
+		return slices.ContainsFunc(vs, func(v string) bool { return strings.IndexByte(v, 0) >= 0 })
+	}
+	if nul(f.IDs) || nul(f.Authors) {
+		return true
+	}
+	for n, vs := range f.Tags {
+		if strings.IndexByte(n, 0) >= 0 || nul(vs) {
+			return true
+		}
+	}
+	return false
 }
 
 // CountEvents satisfies eventstore.Counter (NIP-45). It ignores limit.
@@ -153,11 +206,12 @@ func (c *Core) Unreadable(ctx context.Context, ids []string, scope *Scope) (stri
 	return id, err
 }
 
-// buildQuery turns a NIP-01 filter into SQL. A single-valued tag condition
-// drives the query through the tag index in created_at order, so a channel's
-// history is read backwards from the index without sorting the channel.
-// empty reports a filter that can match nothing (an empty list).
-func (c *Core) buildQuery(f nostr.Filter, scope *Scope, now int64) (q string, args Args, empty bool) {
+// buildQuery turns a NIP-01 filter into SQL, without its ORDER BY: at is
+// the created_at column to order by (descending). A single-valued tag
+// condition drives the query through the tag index in created_at order, so
+// a channel's history is read backwards from the index without sorting the
+// channel. empty reports a filter that can match nothing (an empty list).
+func (c *Core) buildQuery(f nostr.Filter, scope *Scope, now int64) (q string, args Args, at string, empty bool) {
 	names := tagNames(f)
 	driver := ""
 	for _, n := range names {
@@ -168,12 +222,12 @@ func (c *Core) buildQuery(f nostr.Filter, scope *Scope, now int64) (q string, ar
 	}
 	w, a, empty := c.conditions(f, names, driver, now)
 	if empty {
-		return "", nil, true
+		return "", nil, "", true
 	}
 	var where []string
-	from, order := "events e", "e.created_at DESC, e.id"
+	from, at := "events e", "e.created_at DESC"
 	if driver != "" {
-		from, order = c.db.TagJoin(), "t.created_at DESC, e.id"
+		from, at = c.db.TagJoin(), "t.created_at DESC"
 		where = append(where, "t.name = "+args.Add(driver), "t.value = "+args.Add(c.storable(f.Tags[driver])[0]))
 		if f.Since != nil {
 			where = append(where, "t.created_at >= "+args.Add(int64(*f.Since)))
@@ -189,7 +243,7 @@ func (c *Core) buildQuery(f nostr.Filter, scope *Scope, now int64) (q string, ar
 			where = append(where, w)
 		}
 	}
-	return "SELECT e.raw FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY " + order, args, false
+	return "SELECT " + storedColumns + " FROM " + from + " WHERE " + strings.Join(where, " AND "), args, at, false
 }
 
 // conditions renders every filter field except the driving tag. A value the

@@ -60,10 +60,3 @@ type Follower interface {
 
 // Opener opens a log with the given options (the hub adds its projector).
 type Opener func(Options) (Log, error)
-
-// Stored is an event with the JSON it was stored as, so it can be sent on
-// without encoding it again.
-type Stored struct {
-	Event *nostr.Event
-	Raw   []byte
-}

@@ -130,23 +130,20 @@ func (c *Core) hits(ctx context.Context, q *SearchQuery, best []candidate, excer
 	for i, k := range best {
 		seqs[i] = strconv.FormatInt(k.seq, 10)
 	}
-	rows, err := c.db.Read(ctx, "SELECT seq, raw FROM events WHERE seq IN ("+strings.Join(seqs, ",")+")")
+	rows, err := c.db.Read(ctx, "SELECT "+storedColumns+", e.seq FROM events e WHERE e.seq IN ("+strings.Join(seqs, ",")+")")
 	if err != nil {
 		return nil, fmt.Errorf("error: search: %w", err)
 	}
 	defer rows.Close()
 	found := make(map[int64]Hit, len(best))
+	var seq int64
+	sc := newRowScanner(&seq)
 	for rows.Next() {
-		var seq int64
-		var h Hit
-		if err := rows.Scan(&seq, &h.Raw); err != nil {
+		st, err := sc.scan(rows)
+		if err != nil {
 			return nil, fmt.Errorf("error: search: %w", err)
 		}
-		h.Event = &nostr.Event{}
-		if err := h.Event.UnmarshalJSON(h.Raw); err != nil {
-			return nil, fmt.Errorf("error: stored event is corrupt: %w", err)
-		}
-		found[seq] = h
+		found[seq] = Hit{Stored: st}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -104,8 +104,8 @@ func TestPagedAnswerIsComplete(t *testing.T) {
 			t.Fatalf("limit %d: %d events (want %d), closed %q", limit, len(got), len(want), closed)
 		}
 		for i := range got {
-			if got[i].ID != want[i].Event.ID {
-				t.Fatalf("limit %d: event %d is %s, want %s", limit, i, got[i].ID[:8], want[i].Event.ID[:8])
+			if got[i].ID != want[i].ID {
+				t.Fatalf("limit %d: event %d is %s, want %s", limit, i, got[i].ID[:8], want[i].ID[:8])
 			}
 		}
 	}

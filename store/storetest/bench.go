@@ -118,13 +118,24 @@ func BenchQueries(b *testing.B, newStore New) {
 			}
 			b.Run(n, func(b *testing.B) {
 				cpu0 := ProcessCPU()
-				for i := 0; i < b.N; i++ {
+				lat := timeQueries(b.N, func(i int) {
 					evs, err := s.QueryRaw(ctx, f(i), sc)
 					if err != nil || len(evs) == 0 {
 						b.Fatal(len(evs), err)
 					}
-				}
+				})
 				b.ReportMetric(float64((ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+				lat.report(b)
+				b.StopTimer()
+				for i := 0; i < min(b.N, 500); i++ { // untimed: every event inside its filter
+					filter := f(i)
+					evs, _ := s.QueryRaw(ctx, filter, sc)
+					for _, st := range evs {
+						if ev, err := st.Decode(); err != nil || !filter.Matches(ev) {
+							b.Fatalf("%s: returned %s, outside its filter %v (%v)", n, st.ID, filter, err)
+						}
+					}
+				}
 			})
 		}
 	}
@@ -139,7 +150,8 @@ func BenchQueries(b *testing.B, newStore New) {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {people[i%len(people)].PK}}, Limit: 50}
 	})
 	run("authors", func(i int) nostr.Filter {
-		return nostr.Filter{Authors: []string{people[i%len(people)].PK}, Limit: 20}
+		until := nostr.Timestamp(1000 + stored/10 + (i*7919)%(stored*9/10))
+		return nostr.Filter{Authors: []string{people[i%len(people)].PK}, Limit: 20, Until: &until}
 	})
 	run("ids", func(i int) nostr.Filter {
 		return nostr.Filter{IDs: []string{ids[(i*7919)%len(ids)]}}

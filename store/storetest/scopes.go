@@ -42,10 +42,21 @@ func scopeLog(t *testing.T, s Store) (vault, lobby, free []*nostr.Event, reader 
 	return vault, lobby, free, reader
 }
 
-func events(found []store.Stored) []*nostr.Event {
+// events decodes rows read from the log, checking that the columns read
+// beside each one's JSON are the event's own.
+func events(t testing.TB, found []store.Stored) []*nostr.Event {
+	t.Helper()
 	out := make([]*nostr.Event, len(found))
-	for i, st := range found {
-		out[i] = st.Event
+	for i := range found {
+		st := &found[i]
+		ev, err := st.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.ID != ev.ID || st.PubKey != ev.PubKey || st.Kind != ev.Kind || st.CreatedAt != ev.CreatedAt {
+			t.Fatalf("row columns %s %s %d %d differ from its JSON %s", st.ID, st.PubKey, st.Kind, st.CreatedAt, st.Raw)
+		}
+		out[i] = ev
 	}
 	return out
 }
@@ -59,12 +70,12 @@ func scopeHides(t *testing.T, newStore New) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := idsOf(events(got)); !slices.Equal(g, want) {
+	if g := idsOf(events(t, got)); !slices.Equal(g, want) {
 		t.Fatalf("scoped query returned %d events, want %d", len(g), len(want))
 	}
-	for _, st := range got {
-		if raw, _ := st.Event.MarshalJSON(); string(raw) != string(st.Raw) {
-			t.Fatalf("stored JSON differs from the event's canonical JSON: %s", st.Raw)
+	for i, ev := range events(t, got) {
+		if raw, _ := ev.MarshalJSON(); string(raw) != string(got[i].Raw) {
+			t.Fatalf("stored JSON differs from the event's canonical JSON: %s", got[i].Raw)
 		}
 	}
 	n, err := s.CountFilters(ctx, []nostr.Filter{{}, {Kinds: []int{9}}}, sc)
@@ -76,7 +87,7 @@ func scopeHides(t *testing.T, newStore New) {
 	both := *sc
 	both.Authors = []string{reader.PK, free[1].PubKey}
 	got, err = s.QueryRaw(ctx, nostr.Filter{Kinds: []int{30078}}, &both)
-	if g := idsOf(events(got)); err != nil || !slices.Equal(g, idsOf(free[1:])) {
+	if g := idsOf(events(t, got)); err != nil || !slices.Equal(g, idsOf(free[1:])) {
 		t.Fatalf("author-only with Authors: %v, %v; want both read states", g, err)
 	}
 	if n, err := s.CountFilters(ctx, []nostr.Filter{{Kinds: []int{30078}}}, sc); err != nil || n != 1 {
@@ -98,7 +109,7 @@ func scopeHides(t *testing.T, newStore New) {
 	}
 	// limit counts readable rows: the newest readable event comes first
 	// whatever unreadable ones are newer.
-	if got, _ := s.QueryRaw(ctx, nostr.Filter{Kinds: []int{9, 1, 39000, 7, 5}, Limit: 1}, &store.Scope{Reader: reader.PK, Hidden: []string{"lobby"}}); len(got) != 1 || got[0].Event.ID != free[0].ID {
+	if got, _ := s.QueryRaw(ctx, nostr.Filter{Kinds: []int{9, 1, 39000, 7, 5}, Limit: 1}, &store.Scope{Reader: reader.PK, Hidden: []string{"lobby"}}); len(got) != 1 || got[0].ID != free[0].ID {
 		t.Fatalf("limit 1 with lobby hidden: %v", got)
 	}
 	if got, _ := s.QueryRaw(ctx, nostr.Filter{Tags: nostr.TagMap{"h": {"vault"}}}, sc); len(got) != 0 {
@@ -120,7 +131,7 @@ func recipientOnly(t *testing.T, newStore New) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g := idsOf(events(got)); !slices.Equal(g, tc.want) {
+		if g := idsOf(events(t, got)); !slices.Equal(g, tc.want) {
 			t.Errorf("reader %s sees %v, want %v", tc.who.PK[:8], g, tc.want)
 		}
 	}

@@ -51,7 +51,7 @@ func searchIDs(t *testing.T, s Store, f nostr.Filter, sc *store.Scope) []string 
 	}
 	out := make([]string, len(found))
 	for i, st := range found {
-		out[i] = st.Event.ID
+		out[i] = st.ID
 	}
 	return out
 }
@@ -145,7 +145,7 @@ func searchScope(t *testing.T, newStore New) {
 		t.Fatal(err)
 	}
 	for _, h := range hits {
-		if strings.Contains(h.Excerpt, "rollback plan rollback") || h.Event.ID == l.vault.ID {
+		if strings.Contains(h.Excerpt, "rollback plan rollback") || h.ID == l.vault.ID {
 			t.Fatalf("an excerpt of the hidden channel's message reached a non-member: %q", h.Excerpt)
 		}
 	}

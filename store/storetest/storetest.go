@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore New) {
 		{"TagMatchingIsExact", tagMatchingIsExact},
 		{"FilterSemantics", filterSemantics},
 		{"Limits", limits},
+		{"LimitCutsATie", limitCutsATie},
 		{"DuplicateAndEphemeral", duplicateAndEphemeral},
 		{"Replaceable", replaceable},
 		{"Deletion", deletion},
