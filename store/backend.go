@@ -46,6 +46,11 @@ type Dialect interface {
 	In(a *Args, col string, vals []string, not bool) string
 	// InInts renders "col is one of ks", ks non-empty.
 	InInts(a *Args, col string, ks []int) string
+	// Lookup renders a query finding rows by an indexed column's values
+	// (vals non-empty): sel renders the query given the condition on col,
+	// adding its own arguments after the condition's. It may call sel once
+	// per value (the rows of a repeated value then come again).
+	Lookup(a *Args, col string, vals []string, sel func(cond string) string) string
 	// HasTag renders "event e has a tag name with one of vals".
 	HasTag(a *Args, name string, vals []string) string
 	// Storable reports whether a text value can be stored at all; a filter

@@ -40,10 +40,15 @@ func (c *Core) prefetchDeleted(tx WriteTx, batch []*write) (*deletedSet, error) 
 		d.asked[id] = true
 	}
 	var a Args
-	q := `SELECT 'd', t.value, e.pubkey FROM ` + c.db.TagJoin() + ` WHERE t.name = 'e' AND ` + c.db.In(&a, "t.value", ids, false) + ` AND e.kind = ` + a.Add(kinds.Deletion) +
-		` UNION ALL SELECT 's', id, '' FROM events WHERE ` + c.db.In(&a, "id", ids, false)
+	q := c.db.Lookup(&a, "t.value", ids, func(cond string) string {
+		return `SELECT 'd', t.value, e.pubkey FROM ` + c.db.TagJoin() + ` WHERE t.name = 'e' AND ` + cond + ` AND e.kind = ` + a.Add(kinds.Deletion)
+	}) + ` UNION ALL ` + c.db.Lookup(&a, "id", ids, func(cond string) string {
+		return `SELECT 's', id, '' FROM events WHERE ` + cond
+	})
 	if len(named) > 0 {
-		q += ` UNION ALL SELECT 'n', id, raw FROM events WHERE ` + c.db.In(&a, "id", named, false)
+		q += ` UNION ALL ` + c.db.Lookup(&a, "id", named, func(cond string) string {
+			return `SELECT 'n', id, raw FROM events WHERE ` + cond
+		})
 		c.named = map[string]string{}
 	}
 	rows, err := tx.Query(q, a...)

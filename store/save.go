@@ -230,7 +230,8 @@ func (c *Core) storedChannels(tx WriteTx, ev *nostr.Event) map[string]string {
 	}
 	known := map[string]string{}
 	var a Args
-	rows, err := tx.Query(`SELECT id, channel FROM events WHERE `+c.db.In(&a, "id", ids, false), a...)
+	q := c.db.Lookup(&a, "id", ids, func(cond string) string { return `SELECT id, channel FROM events WHERE ` + cond })
+	rows, err := tx.Query(q, a...)
 	if err != nil {
 		return known
 	}
