@@ -57,15 +57,8 @@ func subscribeLive(t *testing.T, ws *websocket.Conn) {
 	t.Helper()
 	req, _ := json.Marshal([]any{"REQ", "live", map[string]any{"kinds": []int{1}, "limit": 0}})
 	ws.WriteMessage(websocket.TextMessage, req)
-	for {
-		ws.SetReadDeadline(time.Now().Add(10 * time.Second))
-		_, msg, err := ws.ReadMessage()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(string(msg), `["EOSE"`) {
-			return
-		}
+	if err := untilEOSE(ws); err != nil {
+		t.Fatal(err)
 	}
 }
 
