@@ -20,7 +20,7 @@ const (
 
 // fanShare is the part of one event's deliveries given to a helper.
 type fanShare struct {
-	ev   *nostr.Event
+	live *store.Stored
 	body []byte
 	subs []*subscription
 }
@@ -63,7 +63,7 @@ func (r *Relay) fanoutHelper(shares <-chan fanShare, done chan<- struct{}) {
 		case <-r.stop:
 			return
 		case sh := <-shares:
-			r.deliverTo(sh.ev, sh.body, sh.subs, w)
+			r.deliverTo(sh.live, sh.body, sh.subs, w)
 			done <- struct{}{}
 		}
 	}
@@ -93,20 +93,21 @@ func (r *Relay) deliver(ev *nostr.Event, w *sockWriter, shares chan<- fanShare, 
 	// The event's JSON and the closing bracket are rendered once and shared
 	// by every subscriber's frame; each gets only its header and prefix.
 	body := append(encodeEvent(ev), closeBracket...)
+	live := store.Live(ev, nil)
 	parts := min(1+fanoutHelpers, len(matched)/minShare)
 	if parts < 2 {
-		r.deliverTo(ev, body, matched, w)
+		r.deliverTo(&live, body, matched, w)
 		return true
 	}
 	per := (len(matched) + parts - 1) / parts
 	for i := 1; i < parts; i++ {
 		select {
-		case shares <- fanShare{ev, body, matched[i*per : min(len(matched), (i+1)*per)]}:
+		case shares <- fanShare{&live, body, matched[i*per : min(len(matched), (i+1)*per)]}:
 		case <-r.stop:
 			return false
 		}
 	}
-	r.deliverTo(ev, body, matched[:per], w)
+	r.deliverTo(&live, body, matched[:per], w)
 	for i := 1; i < parts; i++ {
 		select {
 		case <-done:
@@ -117,14 +118,14 @@ func (r *Relay) deliver(ev *nostr.Event, w *sockWriter, shares chan<- fanShare, 
 	return true
 }
 
-// deliverTo sends ev, rendered as body, to those of subs that may read it.
-func (r *Relay) deliverTo(ev *nostr.Event, body []byte, subs []*subscription, w *sockWriter) {
-	live := store.Live(ev, nil)
+// deliverTo sends live, rendered as body, to those of subs that may read it.
+// The read hooks only read live, so the goroutines sharing an event share it.
+func (r *Relay) deliverTo(live *store.Stored, body []byte, subs []*subscription, w *sockWriter) {
 	for _, s := range subs {
-		if !r.canRead(s.conn, &live) || !s.claim(ev.ID) {
+		if !r.canRead(s.conn, live) || !s.claim(live.ID) {
 			continue
 		}
-		r.metrics().EventOut(ev.Kind)
+		r.metrics().EventOut(live.Kind)
 		s.conn.sendLive(w, outFrame{head: textHead(len(s.prefix)+len(body), s.prefix), body: body})
 	}
 }

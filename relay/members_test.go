@@ -104,15 +104,19 @@ func dialAuthed(d *websocket.Dialer, url, sk string) (*websocket.Conn, string, e
 }
 
 func (r *Relay) memberQueued(key string) (queued, conns int, ok bool) {
+	// conns is guarded by the members' lock, queued by the member's own.
 	r.members.mu.Lock()
 	m := r.members.m[key]
+	if m != nil {
+		conns = m.conns
+	}
 	r.members.mu.Unlock()
 	if m == nil {
 		return 0, 0, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.queued, m.conns, true
+	return m.queued, conns, true
 }
 
 // One member's connections share its budget: the connection cap refuses
