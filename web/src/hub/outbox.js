@@ -38,10 +38,12 @@ export class Outbox {
     return ev
   }
 
-  push (it) {
+  // push publishes it; a retry (now) shows as sending at once: the person
+  // clicked and the row must not keep offering Retry and Discard meanwhile.
+  push (it, now = false) {
     it.state = 'sending'
     it.reason = ''
-    const wait = this.hub.state === 'connected' ? this.showAfter : 0
+    const wait = this.hub.state === 'connected' && !now ? this.showAfter : 0
     it.showAt = Date.now() + wait
     clearTimeout(it.timer)
     if (wait > 0) it.timer = setTimeout(() => this.changed(), wait)
@@ -66,7 +68,7 @@ export class Outbox {
   retry (id) {
     const it = this.items.get(id)
     if (!it || it.state !== 'failed') return Promise.resolve(false)
-    this.push(it)
+    this.push(it, true)
     return it.done
   }
 
