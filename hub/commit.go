@@ -60,9 +60,6 @@ func (h *Hub) rememberChannels(evs []*nostr.Event) {
 // kicker goroutine: closing a connection writes to its socket and must not
 // hold up the writer.
 func (h *Hub) afterCommit(evs []*nostr.Event) {
-	if h.kicks == nil {
-		return
-	}
 	for _, ev := range evs {
 		switch ev.Kind {
 		case kinds.HubMemberRemove:
@@ -107,10 +104,17 @@ type kicker struct {
 	done chan struct{}
 }
 
-func startKicker(r *relay.Relay, log *slog.Logger) *kicker {
-	k := &kicker{relay: r, log: log, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+// newKicker makes a kicker that queues kicks until start; the hub makes it
+// before opening the log, whose writer may commit (and so kick) at once.
+func newKicker(log *slog.Logger) *kicker {
+	return &kicker{log: log, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start runs the goroutine against the relay; kicks queued before it run
+// then.
+func (k *kicker) start(r *relay.Relay) {
+	k.relay = r
 	go k.run()
-	return k
 }
 
 // add queues a kick; it never blocks.
@@ -153,7 +157,7 @@ func (k *kicker) run() {
 // stop ends the goroutine; kicks still queued are dropped (the relay is
 // closed by then, and with it every connection).
 func (k *kicker) stop() {
-	if k == nil {
+	if k == nil || k.relay == nil { // never started
 		return
 	}
 	close(k.quit)

@@ -68,6 +68,7 @@ func Open(cfg Config) (*Hub, error) {
 		cfg.Now = time.Now
 	}
 	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
+	h.kicks = newKicker(cfg.Log)
 	h.proj = newProjector(h)
 	h.gated = map[kinds.Gate][]int{}
 	for _, k := range kinds.All() {
@@ -120,7 +121,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
 	h.Relay.Hooks.ReadScope = h.readScope
-	h.kicks = startKicker(h.Relay, h.log)
+	h.kicks.start(h.Relay)
 	h.cluster = startCluster(h, follow)
 	return h, nil
 }
