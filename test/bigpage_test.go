@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
 	"github.com/gorilla/websocket"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -105,8 +106,25 @@ func TestPagedAnswerIsComplete(t *testing.T) {
 		}
 		for i := range got {
 			if got[i].ID != want[i].ID {
-				t.Fatalf("limit %d: event %d is %s, want %s", limit, i, got[i].ID[:8], want[i].ID[:8])
+				t.Fatalf("limit %d: event %d is %s, want %s\n%s", limit, i, got[i].ID[:8], want[i].ID[:8], pagedDiff(got, want, i))
 			}
 		}
 	}
+}
+
+// pagedDiff lists, around the first difference at i, the events got and want
+// hold (id prefix and created_at), and any id got holds twice.
+func pagedDiff(got []*nostr.Event, want []store.Stored, i int) string {
+	var b strings.Builder
+	for j := max(0, i-3); j < min(len(got), i+4); j++ {
+		fmt.Fprintf(&b, "  %3d got %s@%d want %s@%d\n", j, got[j].ID[:8], got[j].CreatedAt, want[j].ID[:8], want[j].CreatedAt)
+	}
+	seen := map[string]int{}
+	for j, ev := range got {
+		if k, dup := seen[ev.ID]; dup {
+			fmt.Fprintf(&b, "  got holds %s twice: at %d and %d\n", ev.ID[:8], k, j)
+		}
+		seen[ev.ID] = j
+	}
+	return b.String()
 }
