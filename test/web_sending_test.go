@@ -81,8 +81,10 @@ func TestWebNotSentShowsReason(t *testing.T) {
 	}
 	w.b.screenshot("not-sent")
 	w.b.click(tid("message-retry"))
-	// the row turns "sending" and then "not sent" again: wait for the reason itself
-	w.b.waitUntil("refused again with the same reason", fmt.Sprintf(`(%s)?.querySelector('[data-testid="message-status"] .reason')?.textContent === %q`, find, want))
+	// the row turns "sending" and then "not sent" again: wait for the second
+	// attempt's refusal (the page may render both changes at once, and the
+	// first refusal reads the same)
+	w.b.waitUntil("refused again with the same reason", fmt.Sprintf(`(%s)?.dataset.attempt === "2" && (%s).querySelector('[data-testid="message-status"] .reason')?.textContent === %q`, find, find, want))
 	w.b.click(tid("message-discard"))
 	w.b.waitUntil("the row gone and the text back", fmt.Sprintf(`!document.querySelector(%q) && document.querySelector(%q).value.length === %d`,
 		tid("timeline")+" [data-pending]", mainComposer, len(strings.TrimSpace(long))))

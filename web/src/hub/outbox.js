@@ -26,13 +26,13 @@ export class Outbox {
     this.changed = changed
     this.timeout = timeout
     this.showAfter = showAfter
-    this.items = new Map() // event id -> {ev, state: 'sending'|'failed', reason, showAt, timer}
+    this.items = new Map() // event id -> {ev, state: 'sending'|'failed', reason, attempt, showAt, timer}
   }
 
   /** send signs tpl and queues it; it resolves with the signed event once queued (not once stored). */
   async send (tpl) {
     const ev = await this.hub.sign(tpl)
-    const it = { ev, state: 'sending', reason: '' }
+    const it = { ev, state: 'sending', reason: '', attempt: 0 }
     this.items.set(ev.id, it)
     this.push(it)
     return ev
@@ -41,6 +41,7 @@ export class Outbox {
   // push publishes it; a retry (now) shows as sending at once: the person
   // clicked and the row must not keep offering Retry and Discard meanwhile.
   push (it, now = false) {
+    it.attempt++
     it.state = 'sending'
     it.reason = ''
     const wait = this.hub.state === 'connected' && !now ? this.showAfter : 0
@@ -95,17 +96,17 @@ export class Outbox {
   rows (channel, root = '') {
     const out = []
     const now = Date.now()
-    for (const { ev, state, reason, showAt } of this.items.values()) {
+    for (const { ev, state, reason, attempt, showAt } of this.items.values()) {
       if (this.model.rows.has(ev.id) || channelOf(ev) !== channel || (state === 'sending' && now < showAt)) continue
       const r = threadRoot(ev)
       if (root ? r !== root || ev.id === root : r !== ev.id) continue
-      out.push(pendingRow(ev, state, reason))
+      out.push(pendingRow(ev, state, reason, attempt))
     }
     return out.sort((a, b) => a.created_at - b.created_at)
   }
 }
 
-function pendingRow (ev, state, reason) {
+function pendingRow (ev, state, reason, attempt) {
   const root = threadRoot(ev)
   const mentions = ev.tags.filter(t => t.length >= 2 && t[0] === 'p').map(t => t[1])
   return {
@@ -127,6 +128,7 @@ function pendingRow (ev, state, reason) {
     replies: 0,
     last_reply: 0,
     pending: state,
+    attempt,
     reason
   }
 }

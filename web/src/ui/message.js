@@ -13,7 +13,7 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  * means the node can be reused as it is.
  */
 export function signature(row, view) {
-  return JSON.stringify([row.pending, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
+  return JSON.stringify([row.pending, row.attempt, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
     view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned]);
 }
 
@@ -84,7 +84,10 @@ export function messageNode(row, view, ctx) {
   if (row.pending) cls.push('pending', row.pending);
   const node = h('div', { class: cls.join(' '), 'data-testid': 'message', 'data-event-id': row.id, tabindex: '-1',
     role: 'article', 'aria-label': `${view.author}, ${hhmm(row.created_at)}${row.pending === 'sending' ? ', sending' : row.pending ? ', not sent' : ''}` });
-  if (row.pending) node.dataset.pending = row.pending;
+  if (row.pending) {
+    node.dataset.pending = row.pending;
+    node.dataset.attempt = String(row.attempt); // which publish of the same event the row shows
+  }
   const time = h('time', { datetime: new Date(row.created_at * 1000).toISOString(), title: fullTime(row.created_at) }, hhmm(row.created_at));
   node.append(h('span', { class: 'when', 'aria-hidden': 'true' }, hhmm(row.created_at)));
   node.append(h('div', { class: 'meta' }, h('span', { class: 'author' }, view.author), time));
