@@ -86,6 +86,13 @@ func TestPagedAnswerIsComplete(t *testing.T) {
 	h := startOpenHub(t, relay.Config{})
 	k := newKey(t)
 	pub := dialRaw(t, h.URL)
+	// The spec lets an event still on its way through the fan-out reach a new
+	// REQ live, inside its stored answer; watching every event arrive live
+	// first means the REQs below find the fan-out done with them.
+	watch := dialRaw(t, h.URL)
+	if evs, closed := watch.req("w", nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"paged"}}, LimitZero: true}); len(evs) != 0 || closed != "" {
+		t.Fatalf("live-only REQ: %d stored events, closed %q", len(evs), closed)
+	}
 	base := nostr.Now() - 100
 	for i := 0; i < 330; i++ {
 		ev := &nostr.Event{Kind: 1, CreatedAt: base + nostr.Timestamp(i/70), Content: fmt.Sprint(i), Tags: nostr.Tags{{"t", "paged"}}}
@@ -93,6 +100,11 @@ func TestPagedAnswerIsComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub.must(ev)
+	}
+	for n := 0; n < 330; {
+		if m := watch.next(10 * time.Second); str(m[0]) == "EVENT" && str(m[1]) == "w" {
+			n++
+		}
 	}
 	for _, limit := range []int{0, 1, 99, 100, 101, 140, 250, 330, 500} {
 		f := nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"t": {"paged"}}, Limit: limit}
