@@ -118,12 +118,7 @@ func (r *Relay) queuedBytes() int {
 func TestLiveQueuesBehindBlockedSocket(t *testing.T) {
 	r, url := memberHub(t, Config{MaxOutboundBytes: 64 << 20, MaxMemberQueued: 64 << 20})
 	sk := nostr.GeneratePrivateKey()
-	sub, why, err := dialAuthed(smallRcvbuf, url, sk)
-	if err != nil || why != "" {
-		t.Fatalf("subscriber: %v %s", err, why)
-	}
-	defer sub.Close()
-	subscribeLive(t, sub)
+	sub := smallSubscriber(t, url, sk)
 	pub, _ := authed(t, url, sk)
 	const n, size = 200, 50 << 10 // 10 MB: more than the sockets' buffers
 	publishN(t, pub, sk, n, size)
@@ -152,12 +147,7 @@ func TestLiveQueuesBehindBlockedSocket(t *testing.T) {
 func TestLiveSlowConsumerDropped(t *testing.T) {
 	_, url := memberHub(t, Config{MaxOutboundBytes: 256 << 10})
 	sk := nostr.GeneratePrivateKey()
-	slow, why, err := dialAuthed(smallRcvbuf, url, sk)
-	if err != nil || why != "" {
-		t.Fatalf("slow subscriber: %v %s", err, why)
-	}
-	defer slow.Close()
-	subscribeLive(t, slow)
+	slow := smallSubscriber(t, url, sk)
 	fast, _ := authed(t, url, sk)
 	subscribeLive(t, fast)
 	const n, size = 100, 50 << 10 // 5 MB: past 4 × 256 KiB and the sockets' buffers
@@ -229,4 +219,18 @@ func TestLiveSharedFanout(t *testing.T) {
 			t.Fatalf("subscriber %d: %v", i, err)
 		}
 	}
+}
+
+// smallSubscriber is a member's connection with a small receive buffer (its
+// socket fills soon when it does not read), subscribed to live events and
+// closed when the test ends.
+func smallSubscriber(t *testing.T, url, sk string) *websocket.Conn {
+	t.Helper()
+	ws, why, err := dialAuthed(smallRcvbuf, url, sk)
+	if err != nil || why != "" {
+		t.Fatalf("subscriber: %v %s", err, why)
+	}
+	t.Cleanup(func() { ws.Close() })
+	subscribeLive(t, ws)
+	return ws
 }
