@@ -80,6 +80,9 @@ func TestWebNotSentShowsReason(t *testing.T) {
 		t.Fatalf("the row says %q, want %q", got, want)
 	}
 	w.b.screenshot("not-sent")
+	w.b.do("phone width", chromedp.EmulateViewport(390, 760))
+	w.b.screenshot("not-sent-phone")
+	w.b.do("desktop width", chromedp.EmulateViewport(1280, 900))
 	w.b.click(tid("message-retry"))
 	// the row turns "sending" and then "not sent" again: wait for the second
 	// attempt's refusal (the page may render both changes at once, and the
