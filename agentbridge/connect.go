@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -93,7 +91,8 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return err
 	}
 	r.presence(ctx, h, "online")
-	go r.statusLoop(ctx, h)
+	statuses := make(chan *nostr.Event, 16)
+	go r.statusLoop(ctx, h, statuses)
 	// obs.Control frames from the owner and the owner's paired devices (the hub
 	// lets no one else send 24200 to the agent; onControl checks again).
 	ctl, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}},
@@ -107,71 +106,62 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return fmt.Errorf("membership subscription: %w", err)
 	}
 	defer roster.Unsub()
-	channels := map[string]channelInfo{}
-	var mentions *Sub
-	dropped := true // a new connection: the context cache starts afresh
-	resubscribe := func() error {
-		if mentions != nil {
-			mentions.Unsub()
-		}
-		var err error
-		at := time.Now()
-		if mentions, err = r.subscribeMentions(ctx, h, channels); err == nil {
-			r.cache.follow(slices.Collect(maps.Keys(channels)), at, dropped)
-			dropped = false
-		}
-		return err
-	}
-	defer func() {
-		if mentions != nil {
-			mentions.Unsub()
-		}
-	}()
+	f := newFeed(r, h)
+	defer f.close()
 	rosterDone := false
 	rosterEOSE := roster.EOSE
-	var mentionEvents <-chan *nostr.Event
-	var mentionClosed <-chan string
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	for {
-		mentionEvents, mentionClosed = nil, nil
-		if mentions != nil {
-			mentionEvents, mentionClosed = mentions.Events, mentions.Closed
-		}
+		mentionEvents, mentionClosed := f.events()
 		select {
 		case <-ctx.Done():
 			r.presence(context.Background(), h, "offline")
 			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			if err := r.publishStatus(sctx, h, client.AgentOffline); err != nil {
+			if _, err := r.publishStatus(sctx, h, client.AgentOffline); err != nil {
 				r.log.Warn("publishing the offline status", "err", err)
 			}
 			cancel()
 			return nil
 		case <-h.Done():
 			return errors.New("connection lost")
+		case <-h.Reconnected():
+			r.status.probe() // the subscriptions were sent again: check that they deliver
+		case ev := <-statuses:
+			f.published(ev)
+		case now := <-tick.C:
+			if err := f.tick(ctx, now); err != nil {
+				return err
+			}
 		case ev := <-ctl.Events:
 			r.onControl(ctx, h, ev)
 		case reason := <-ctl.Closed:
 			return fmt.Errorf("the hub closed the control subscription: %s", reason)
 		case ev := <-roster.Events:
-			if added := r.noteRoster(ctx, h, ev, channels); added && rosterDone {
-				if err := resubscribe(); err != nil {
+			if added := r.noteRoster(ctx, h, ev, f.channels); added && rosterDone {
+				if err := f.subscribe(ctx); err != nil {
 					return err
 				}
 			}
 		case <-rosterEOSE:
 			rosterDone, rosterEOSE = true, nil
-			if err := resubscribe(); err != nil {
+			if err := f.subscribe(ctx); err != nil {
 				return err
 			}
 		case reason := <-roster.Closed:
 			return fmt.Errorf("the hub refused the membership subscription: %s", reason)
 		case ev := <-mentionEvents:
-			r.cache.apply(ev)
-			if ev.Kind == kinds.Message {
-				r.onMessage(ctx, h, ev, channels)
+			switch {
+			case r.isProbe(ev):
+				f.statusBack(ev)
+			case ev.Kind == kinds.Message:
+				r.cache.apply(ev)
+				r.onMessage(ctx, h, ev, f.channels)
+			default:
+				r.cache.apply(ev)
 			}
 		case reason := <-mentionClosed:
-			r.log.Warn("mention subscription closed; resyncing channels", "reason", reason)
-			return fmt.Errorf("mention subscription closed: %s", reason)
+			f.lost("the hub closed it: " + reason)
 		}
 	}
 }
@@ -202,35 +192,6 @@ func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channel
 	channels[ch] = info
 	r.log.Info("member of channel", "channel", ch, "type", info.typ)
 	return true
-}
-
-// subscribeMentions asks for the messages in the agent's channels since the
-// cursor (a stream's that do not p-tag the agent are looked at for the
-// agent's name typed without the tag), with their edits and deletes for
-// the context cache.
-func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[string]channelInfo) (*Sub, error) {
-	var streams, dms []string
-	for ch, info := range channels {
-		if info.typ == "dm" {
-			dms = append(dms, ch)
-		} else {
-			streams = append(streams, ch)
-		}
-	}
-	slices.Sort(streams)
-	slices.Sort(dms)
-	since := ts(time.Unix(r.state.Cursor(), 0).Add(-catchUpSlack))
-	var fs nostr.Filters
-	if len(streams) > 0 {
-		fs = append(fs, nostr.Filter{Kinds: cachedKinds(), Tags: nostr.TagMap{"h": streams}, Since: since})
-	}
-	if len(dms) > 0 {
-		fs = append(fs, nostr.Filter{Kinds: cachedKinds(), Tags: nostr.TagMap{"h": dms}, Since: since})
-	}
-	if len(fs) == 0 {
-		return nil, nil
-	}
-	return h.Subscribe(ctx, fs)
 }
 
 // onMessage routes one message: mention checks, the answer gate, catch-up

@@ -23,6 +23,9 @@ type Hub interface {
 	Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error)
 	// Done is closed when the connection is gone for good.
 	Done() <-chan struct{}
+	// Reconnected receives after the connection dropped and came back,
+	// once its live subscriptions were sent again.
+	Reconnected() <-chan struct{}
 	Close()
 	// Client is the connection's client, for the chat model's loaders
 	// (a prompt's context).
@@ -62,14 +65,24 @@ var (
 // catchUpSlack, as a restart catches up, so a mention dated that far behind
 // (a slow clock) and stored during the drop is not skipped.
 func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
-	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack})
+	re := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case re <- struct{}{}:
+		default:
+		}
+	}
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack, OnReconnect: poke})
 	if err != nil {
 		return nil, err
 	}
-	return clientHub{c}, nil
+	return clientHub{c, re}, nil
 }
 
-type clientHub struct{ c *client.Client }
+type clientHub struct {
+	c  *client.Client
+	re chan struct{}
+}
 
 func (h clientHub) Publish(ctx context.Context, ev *nostr.Event) error {
 	signed, err := h.c.Publish(ctx, *ev)
@@ -86,9 +99,10 @@ func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, e
 	return out, err
 }
 
-func (h clientHub) Done() <-chan struct{}  { return h.c.Done() }
-func (h clientHub) Close()                 { h.c.Close() }
-func (h clientHub) Client() *client.Client { return h.c }
+func (h clientHub) Done() <-chan struct{}        { return h.c.Done() }
+func (h clientHub) Reconnected() <-chan struct{} { return h.re }
+func (h clientHub) Close()                       { h.c.Close() }
+func (h clientHub) Client() *client.Client       { return h.c }
 
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
 	s, err := h.c.Subscribe(ctx, fs...)

@@ -14,9 +14,10 @@ import (
 )
 
 // The agent status (kind 10451) is renewed every statusEvery and expires
-// statusTTL after it was made, so a bridge that died is seen as gone.
+// statusTTL after it was made, so a bridge that died is seen as gone. Each
+// one is also the probe of the bridge's live subscription (feed.go).
 const (
-	statusEvery = time.Minute
+	statusEvery = 30 * time.Second
 	statusTTL   = 150 * time.Second
 )
 
@@ -48,6 +49,29 @@ func (b *statusBoard) failed(reason string) {
 	line, _, _ := strings.Cut(strings.TrimPrefix(reason, "⚠️ "), "\n")
 	b.set(func(s *client.AgentState) { s.LastError, s.LastErrorAt = clipTo(line, 200), time.Now().Unix() })
 }
+
+// setDeaf records why the live subscription delivers nothing (the first
+// cause is kept while it stays deaf), or "": it delivers again.
+func (b *statusBoard) setDeaf(why string) {
+	b.set(func(s *client.AgentState) {
+		switch {
+		case why == "":
+			s.Deaf, s.DeafSince = "", 0
+		case s.Deaf == "":
+			s.Deaf, s.DeafSince = clipTo(why, 200), time.Now().Unix()
+		}
+	})
+}
+
+// deaf is why the live subscription delivers nothing, or "".
+func (b *statusBoard) deaf() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.s.Deaf
+}
+
+// probe asks statusLoop for a status soon, unchanged: the feed's probe.
+func (b *statusBoard) probe() { b.set(func(*client.AgentState) {}) }
 
 // noteDispatch copies the dispatcher's queue and slots to the board
 // (called on the dispatcher goroutine).
@@ -93,13 +117,14 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 	return &nostr.Event{Kind: kinds.AgentStatus, CreatedAt: now, Content: string(content), Tags: nostr.Tags{{"expiration", exp}}}
 }
 
-// publishStatus sends the board (with state, when given) on h.
-func (r *runner) publishStatus(ctx context.Context, h Hub, state string) error {
+// publishStatus sends the board (with state, when given) on h; it
+// returns the event sent.
+func (r *runner) publishStatus(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
 	ev := r.status.statusEvent(state)
 	for ev == nil {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
 		}
 		ev = r.status.statusEvent(state)
@@ -107,12 +132,12 @@ func (r *runner) publishStatus(ctx context.Context, h Hub, state string) error {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := h.Publish(pctx, ev); err != nil {
-		return err
+		return nil, err
 	}
 	r.status.mu.Lock()
 	r.status.last = max(r.status.last, ev.CreatedAt)
 	r.status.mu.Unlock()
-	return nil
+	return ev, nil
 }
 
 func (b *statusBoard) lastAt() nostr.Timestamp {
@@ -123,13 +148,19 @@ func (b *statusBoard) lastAt() nostr.Timestamp {
 
 // statusLoop publishes the board on h when it changes (at most once a
 // second) and every statusEvery, until ctx ends (serve publishes the
-// offline status then).
-func (r *runner) statusLoop(ctx context.Context, h Hub) {
+// offline status then); each status published goes to sent (the feed's
+// probes), unless sent is full.
+func (r *runner) statusLoop(ctx context.Context, h Hub, sent chan<- *nostr.Event) {
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	for {
-		if err := r.publishStatus(ctx, h, ""); err != nil && ctx.Err() == nil {
+		if ev, err := r.publishStatus(ctx, h, ""); err != nil && ctx.Err() == nil {
 			r.log.Warn("publishing the agent status", "err", err)
+		} else if err == nil {
+			select {
+			case sent <- ev:
+			default:
+			}
 		}
 		select {
 		case <-ctx.Done():

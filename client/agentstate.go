@@ -21,7 +21,7 @@ const (
 
 // AgentState is what an agent's bridge says of it: the content of its
 // agent status (kind 10451, spec/agents.md "Status"), which the bridge
-// renews every minute with an expiration, so a bridge that died is seen
+// renews every 30 s with an expiration, so a bridge that died is seen
 // as not connected once it lapses. It names no channel and no message:
 // WorkingOn is filled by the reader from the receipts it may read.
 type AgentState struct {
@@ -32,6 +32,12 @@ type AgentState struct {
 	BreakerOpen bool   `json:"breaker_open"` // a process slot's circuit breaker is open
 	LastError   string `json:"last_error,omitempty"`
 	LastErrorAt int64  `json:"last_error_at,omitempty"`
+	// Deaf, when set, says why the bridge's live subscription to the
+	// agent's channels delivers nothing now (the hub closed it, or the
+	// agent's own status did not come back on it), since DeafSince: no
+	// mention reaches the agent until it has subscribed again.
+	Deaf      string `json:"deaf,omitempty"`
+	DeafSince int64  `json:"deaf_since,omitempty"`
 
 	At        int64       `json:"at"`                   // when the bridge said so
 	Connected bool        `json:"connected"`            // a status not expired and not offline
@@ -65,6 +71,9 @@ func (s AgentState) Summary() string {
 	}
 	if s.Connected {
 		parts = append(parts, fmt.Sprintf("queue %d", s.Queued))
+	}
+	if s.Connected && s.Deaf != "" {
+		parts = append(parts, fmt.Sprintf("not hearing mentions since %s (%s; subscribing again)", time.Unix(s.DeafSince, 0).UTC().Format("15:04:05"), s.Deaf))
 	}
 	if s.BreakerOpen {
 		parts = append(parts, "breaker open")

@@ -51,6 +51,11 @@ type Options struct {
 	// and answers later LoadNames from them (0: ask the hub every time). For
 	// a long-lived reader whose names may lag by that much (hive mcp).
 	ProfileCache time.Duration
+
+	// OnReconnect, when set, is called after each reconnect, once every
+	// live subscription has been sent again (a reader that must know its
+	// subscriptions still deliver, such as the bridge, checks them then).
+	OnReconnect func()
 }
 
 func (o *Options) defaults() {
@@ -224,6 +229,14 @@ func (c *Client) install(cn *conn) {
 	}
 }
 
+// reinstall is install after a reconnect: it tells OnReconnect.
+func (c *Client) reinstall(cn *conn) {
+	c.install(cn)
+	if c.opts.OnReconnect != nil {
+		c.opts.OnReconnect()
+	}
+}
+
 // reconnectLoop waits for the connection to end and makes a new one, with
 // jittered exponential backoff, until Close or a refusal that retrying cannot cure.
 func (c *Client) reconnectLoop() {
@@ -252,7 +265,7 @@ func (c *Client) reconnectLoop() {
 			if err == nil {
 				c.setRetry(func(r *ConnState) { *r = ConnState{} })
 				c.opts.Log.Info("reconnected", "url", cn.url)
-				c.install(cn)
+				c.reinstall(cn)
 				break
 			}
 			c.opts.Log.Warn("reconnect failed", "err", err, "retry_in", backoff)

@@ -24,6 +24,8 @@ type closedHub struct {
 	Admin key
 	Hub   *hub.Hub
 	stop  func()
+	// reopen starts the hub again on the same address and log (restart).
+	reopen func(t testing.TB) *closedHub
 }
 
 // startClosedHub runs the real closed hub (hub.Open, as hive serve does) on 127.0.0.1.
@@ -48,7 +50,13 @@ func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn str
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return serveClosedHub(t, "127.0.0.1:0", hk, path, openStore, dsn, admin, limits...)
+}
+
+// serveClosedHub opens the hub (its key hk) over its log and serves it on addr.
+func serveClosedHub(t testing.TB, addr string, hk identity.Keys, path string, openStore store.Opener, dsn string, admin key, limits ...func(*relay.Config)) *closedHub {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +83,11 @@ func startClosedHubOn(t testing.TB, path string, openStore store.Opener, dsn str
 		}
 	}
 	t.Cleanup(stop)
-	return &closedHub{URL: url, Path: path, DSN: dsn, Admin: admin, Hub: h, stop: stop}
+	reopen := func(t testing.TB) *closedHub {
+		stop()
+		return serveClosedHub(t, ln.Addr().String(), hk, path, openStore, dsn, admin, limits...)
+	}
+	return &closedHub{URL: url, Path: path, DSN: dsn, Admin: admin, Hub: h, stop: stop, reopen: reopen}
 }
 
 // as connects and authenticates as k, failing the test if AUTH is refused.
