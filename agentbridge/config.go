@@ -53,7 +53,10 @@ type AgentConfig struct {
 	ContextBytes      int               `toml:"context_bytes"`
 	HiveTools         *bool             `toml:"hive_tools"`
 	HiveToolsWrite    bool              `toml:"hive_tools_write"`
-	Persona           string            `toml:"persona"`
+	// HiveToolsWriteChannels are channel ids the write tools may post in
+	// besides the turn's own ("*": any the hub allows).
+	HiveToolsWriteChannels []string `toml:"hive_tools_write_channels"`
+	Persona                string   `toml:"persona"`
 
 	persona                           *Persona // the persona file's, when set
 	answer                            Answer
@@ -198,6 +201,14 @@ func (a *AgentConfig) validate() error {
 	}
 	if err := checkEnv(a.Env); err != nil {
 		return err
+	}
+	if len(a.HiveToolsWriteChannels) > 0 && !a.HiveToolsWrite {
+		return errors.New("hive_tools_write_channels needs hive_tools_write = true (the write tools are off)")
+	}
+	for _, ch := range a.HiveToolsWriteChannels {
+		if ch == "" || strings.HasPrefix(ch, "-") {
+			return fmt.Errorf("hive_tools_write_channels: %q is not a channel id (or \"*\")", ch)
+		}
 	}
 	for _, m := range a.MCPServers {
 		if m.Name == "" || m.Command == "" {

@@ -63,6 +63,9 @@ func (r *runner) mcpServers(channel string) []acp.McpServer {
 		if r.cfg.HiveToolsWrite {
 			args = append(args, "--write")
 		}
+		for _, ch := range r.cfg.HiveToolsWriteChannels {
+			args = append(args, "--write-channel", ch)
+		}
 		out = append(out, acp.McpServer{Stdio: &acp.McpServerStdio{Name: hiveServer, Command: r.opt.MCP[0], Args: args, Env: []acp.EnvVariable{}}})
 	}
 	return out
@@ -80,6 +83,9 @@ func (r *runner) writeTurn(t *turn) {
 		tu.Thread, tu.ReplyTo = rootOf(m), m.ID
 	}
 	tu.Hops, _ = strconv.Atoi(hopsTag(t.batch)[1])
+	if err := os.RemoveAll(agentmcp.PostsDir(r.turnFile(t.channel))); err != nil { // the last turn's posts
+		r.log.Warn("could not reset the post budget of the hive tools", "channel", t.channel, "err", err)
+	}
 	if err := agentmcp.WriteTurn(r.turnFile(t.channel), tu); err != nil {
 		r.log.Warn("could not write the turn file of the hive tools", "channel", t.channel, "err", err)
 	}

@@ -48,13 +48,17 @@ type Config struct {
 	Channel  string // the session's channel id
 	TurnFile string // the bridge's turn file ("" : no current thread)
 	Write    bool   // post_message and react are offered
+	// WriteChannels are the channel ids the write tools may post in
+	// besides the turn's own ("*": every channel the hub lets the agent
+	// write in): the config's hive_tools_write_channels.
+	WriteChannels []string
 }
 
 // Server is one `hive mcp` process's state.
 type Server struct {
 	cfg   Config
 	mu    sync.Mutex
-	posts map[string]int      // turn id -> posts made
+	posts map[string]int      // turn id -> posts made, without a turn file (else budget.go)
 	chans map[string]resolved // channel argument -> what it resolved to
 }
 

@@ -31,17 +31,6 @@ func (s *Server) addWriteTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "react", Description: "React to a message with an emoji (counts against the 10 posts a turn)."}, s.react)
 }
 
-// spend takes one post from the turn's budget.
-func (s *Server) spend(t Turn) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.posts[t.ID] >= MaxPostsPerTurn {
-		return fmt.Errorf("at most %d posts in one turn: this turn has made %d; put the rest in your answer", MaxPostsPerTurn, s.posts[t.ID])
-	}
-	s.posts[t.ID]++
-	return nil
-}
-
 func (s *Server) postMessage(ctx context.Context, _ *mcp.CallToolRequest, in postIn) (*mcp.CallToolResult, any, error) {
 	if in.Text == "" {
 		return nil, nil, errors.New("post_message: text is empty")
@@ -55,14 +44,20 @@ func (s *Server) postMessage(ctx context.Context, _ *mcp.CallToolRequest, in pos
 		if err != nil {
 			return nil, nil, hubErr("post_message", err)
 		}
+		if err := s.mayWrite(t, ch.ID); err != nil {
+			return nil, nil, fmt.Errorf("post_message: %w", err)
+		}
 		tags, where = append(tags, nostr.Tag{"h", ch.ID}), "top level of "+ch.Name
 	case in.Thread != "":
 		ev, err := c.Event(ctx, in.Thread)
 		if err != nil {
 			return nil, nil, hubErr("post_message", err)
 		}
-		root := kinds.ThreadRoot(&ev)
-		tags = append(tags, nostr.Tag{"h", ev.Tags.GetFirst([]string{"h", ""}).Value()}, nostr.Tag{"e", root, "", "root"}, nostr.Tag{"e", ev.ID, "", "reply"})
+		root, ch := kinds.ThreadRoot(&ev), ev.Tags.GetFirst([]string{"h", ""}).Value()
+		if err := s.mayWrite(t, ch); err != nil {
+			return nil, nil, fmt.Errorf("post_message: %w", err)
+		}
+		tags = append(tags, nostr.Tag{"h", ch}, nostr.Tag{"e", root, "", "root"}, nostr.Tag{"e", ev.ID, "", "reply"})
 		where = "thread " + root
 	case in.TopLevel || t.Thread == "":
 		tags, where = append(tags, nostr.Tag{"h", t.Channel}), "top level of the current channel"
@@ -93,10 +88,14 @@ func (s *Server) react(ctx context.Context, _ *mcp.CallToolRequest, in reactIn) 
 	if in.Emoji == "" {
 		return nil, nil, errors.New("react: emoji is empty")
 	}
+	ch := target.Tags.GetFirst([]string{"h", ""}).Value()
+	if err := s.mayWrite(t, ch); err != nil {
+		return nil, nil, fmt.Errorf("react: %w", err)
+	}
 	if err := s.spend(t); err != nil {
 		return nil, nil, fmt.Errorf("react: %w", err)
 	}
-	tags := nostr.Tags{{"h", target.Tags.GetFirst([]string{"h", ""}).Value()}, {"e", target.ID}, {"p", target.PubKey}}
+	tags := nostr.Tags{{"h", ch}, {"e", target.ID}, {"p", target.PubKey}}
 	if _, err := c.Publish(ctx, nostr.Event{Kind: kinds.Reaction, Content: in.Emoji, Tags: tags}); err != nil {
 		return nil, nil, hubErr("react", err)
 	}

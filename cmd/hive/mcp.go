@@ -16,13 +16,16 @@ import (
 func newMCPCmd() *cobra.Command {
 	var hub, pin, keyFile, tagFile, channel, turnFile string
 	var write bool
+	var writeChannels []string
 	cmd := &cobra.Command{
 		Use:   "mcp --hub URL --key FILE --tag FILE --channel ID",
 		Short: "Serve the hive tools to an agent over MCP on stdio (hive bridge starts it; spec/agents.md)",
 		Long: `Serve the MCP tools read_thread, read_channel, list_channels, list_members,
 get_event and search (and, with --write, post_message and react) on stdin and
 stdout, as the agent key in --key (a plain key file, mode 0600), bound to the
-session's channel and to the turn the bridge describes in --turn. hive bridge
+session's channel and to the turn the bridge describes in --turn. The write
+tools post only in the turn's channel and the --write-channel ones, at most 10
+times a turn (counted beside the turn file, across processes). hive bridge
 passes this command to every session it opens as the MCP server "hive".`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,7 +50,7 @@ passes this command to every session it opens as the MCP server "hive".`,
 				return err
 			}
 			defer c.Close()
-			s := agentmcp.New(agentmcp.Config{Client: c, Channel: channel, TurnFile: turnFile, Write: write})
+			s := agentmcp.New(agentmcp.Config{Client: c, Channel: channel, TurnFile: turnFile, Write: write, WriteChannels: writeChannels})
 			if err := s.Serve(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil && err != context.Canceled {
 				return err
 			}
@@ -61,6 +64,7 @@ passes this command to every session it opens as the MCP server "hive".`,
 	cmd.Flags().StringVar(&channel, "channel", "", "the session's channel id")
 	cmd.Flags().StringVar(&turnFile, "turn", "", "the bridge's file naming the turn in flight")
 	cmd.Flags().BoolVar(&write, "write", false, "offer post_message and react")
+	cmd.Flags().StringArrayVar(&writeChannels, "write-channel", nil, "a channel id the write tools may post in besides the turn's (repeat; * for any)")
 	return cmd
 }
 
