@@ -45,6 +45,9 @@ type Target struct {
 	// with its resubscriptions (info), failed reconnect (warn) and hub
 	// NOTICE (info). Nil: they are not logged.
 	Log *slog.Logger
+	// OnReconnect hears each reconnection of the connection, once its
+	// subscriptions are sent again (nil: nobody).
+	OnReconnect func()
 }
 
 // Dialer connects to the hub as keys, with the owner's attestation tag.
@@ -62,7 +65,7 @@ var (
 // catchUpSlack, as a restart catches up, so a mention dated that far behind
 // (a slow clock) and stored during the drop is not skipped.
 func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
-	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack})
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack, OnReconnect: to.OnReconnect})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,12 @@ func (b *statusBoard) set(fn func(s *client.AgentState)) {
 	case b.poke <- struct{}{}:
 	default:
 	}
+}
+
+// connected marks a new connection to the hub in the status (Conn), which
+// tells watchers to renew their leases.
+func (b *statusBoard) connected(at time.Time) {
+	b.set(func(s *client.AgentState) { s.Conn = at.UnixMilli() })
 }
 
 // failed records the last error: the first line of a failure's reason.
@@ -93,26 +100,35 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 	return &nostr.Event{Kind: kinds.AgentStatus, CreatedAt: now, Content: string(content), Tags: nostr.Tags{{"expiration", exp}}}
 }
 
-// publishStatus sends the board (with state, when given) on h.
+// publishStatus sends the board (with state, when given) on h. A status
+// the hub holds a newer one of (the previous run's, made in the same
+// second) is sent again a second later, so that a new connection's status
+// (Conn) does not wait for the next change.
 func (r *runner) publishStatus(ctx context.Context, h Hub, state string) error {
-	ev := r.status.statusEvent(state)
-	for ev == nil {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+	for try := 1; ; try++ {
+		ev := r.status.statusEvent(state)
+		for ev == nil {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+			}
+			ev = r.status.statusEvent(state)
 		}
-		ev = r.status.statusEvent(state)
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := h.Publish(pctx, ev)
+		cancel()
+		var re *client.RefusedError
+		if err != nil && !(errors.As(err, &re) && strings.HasPrefix(re.Reason, "duplicate:") && try < 3) {
+			return err
+		}
+		r.status.mu.Lock()
+		r.status.last = max(r.status.last, ev.CreatedAt)
+		r.status.mu.Unlock()
+		if err == nil {
+			return nil
+		}
 	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := h.Publish(pctx, ev); err != nil {
-		return err
-	}
-	r.status.mu.Lock()
-	r.status.last = max(r.status.last, ev.CreatedAt)
-	r.status.mu.Unlock()
-	return nil
 }
 
 func (b *statusBoard) lastAt() nostr.Timestamp {

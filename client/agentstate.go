@@ -32,6 +32,10 @@ type AgentState struct {
 	BreakerOpen bool   `json:"breaker_open"` // a process slot's circuit breaker is open
 	LastError   string `json:"last_error,omitempty"`
 	LastErrorAt int64  `json:"last_error_at,omitempty"`
+	// Conn is when the bridge's current connection to the hub was made
+	// (unix milliseconds): a new value is a bridge that started, restarted
+	// or reconnected, and a watching device renews its lease then.
+	Conn int64 `json:"conn,omitempty"`
 
 	At        int64       `json:"at"`                   // when the bridge said so
 	Connected bool        `json:"connected"`            // a status not expired and not offline

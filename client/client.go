@@ -38,6 +38,11 @@ type Options struct {
 	Timeout      time.Duration // dial, AUTH and single write timeout (default 10 s)
 	Log          *slog.Logger  // default: discard
 
+	// OnReconnect, when set, is called after each reconnection once every
+	// live subscription has been sent again on it (the bridge tells its
+	// watchers then, in its status).
+	OnReconnect func()
+
 	// MaxQueuedEvents and MaxQueuedBytes bound what a live subscription
 	// holds for a reader that has not taken it yet (defaults
 	// DefaultMaxQueuedEvents, DefaultMaxQueuedBytes). Past either, the
@@ -253,6 +258,9 @@ func (c *Client) reconnectLoop() {
 				c.setRetry(func(r *ConnState) { *r = ConnState{} })
 				c.opts.Log.Info("reconnected", "url", cn.url)
 				c.install(cn)
+				if c.opts.OnReconnect != nil {
+					c.opts.OnReconnect()
+				}
 				break
 			}
 			c.opts.Log.Warn("reconnect failed", "err", err, "retry_in", backoff)
