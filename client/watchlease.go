@@ -23,7 +23,18 @@ const watchRetry = 10 * time.Second
 // device gets the frames from the moment the bridge is up, whichever
 // started first, and the owner gets the pending permission requests again.
 func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error {
-	status, err := c.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.AgentStatus}, Authors: []string{agent}})
+	f := nostr.Filter{Kinds: []int{kinds.AgentStatus}, Authors: []string{agent}}
+	// The status the hub holds now is a bridge the first watch reaches (or
+	// none); a later one with a new connection is a bridge to watch again.
+	var run bridgeRun
+	stored, err := c.Query(ctx, f)
+	if err != nil {
+		return err
+	}
+	for i := range stored {
+		run.next(&stored[i])
+	}
+	status, err := c.Subscribe(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -37,7 +48,6 @@ func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error
 		_, err = c.Publish(pctx, *ev)
 		return err
 	}
-	began := nostr.Now()
 	if err := send(); err != nil {
 		status.Close()
 		return err
@@ -46,7 +56,6 @@ func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error
 		defer status.Close()
 		renew := time.NewTimer(observer.WatchRenew)
 		defer renew.Stop()
-		var run bridgeRun
 		for {
 			again := false
 			select {
@@ -58,9 +67,7 @@ func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error
 				if !ok {
 					return
 				}
-				// a status made before the first watch was sent is a bridge
-				// that watch reached
-				again = run.next(&ev) && ev.CreatedAt >= began
+				again = run.next(&ev)
 			}
 			if again {
 				next := observer.WatchRenew

@@ -54,12 +54,13 @@ export function watchAgent (hub, agent, { model, onframe = () => {}, onchange = 
     timer = setTimeout(watch, renew)
     return control({ v: 1, type: 'watch' }).catch(onerror)
   }
-  const began = Math.floor(Date.now() / 1000)
+  // The status stored when the REQ went out (before the first watch) is a
+  // bridge that watch reaches; a later one with a new connection is not.
   const run = { conn: 0, offline: false }
+  let baseline = true
   const status = hub.subscribe([{ kinds: [KIND.AgentStatus], authors: [agent] }], {
-    onevent: ev => {
-      if (bridgeUp(run, ev) && ev.created_at >= began && !closed) watch() // a status older than the first watch is a bridge it reached
-    }
+    onevent: ev => { if (bridgeUp(run, ev) && !baseline && !closed) watch() },
+    oneose: () => { baseline = false }
   })
   watch()
   return {
