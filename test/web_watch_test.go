@@ -79,6 +79,7 @@ func (w *webTeam) askThroughPage(t testing.TB, agent string, owner ownerAsks, wh
 		w.b.screenshot("no-request-" + strings.ReplaceAll(what, " ", "-"))
 		t.Fatalf("%s: the owner's key got the agent's permission request, the page (a paired device) shows none within 3 s", what)
 	}
+	w.b.screenshot("request-" + strings.ReplaceAll(what, " ", "-"))
 	w.b.click(request + ` [data-testid="permission-option"][data-option-id="allow"]`)
 	reply := tail.until("the agent's reply "+what, func(r rowJSON) bool { return r.Author == agent && r.Op == "" && r.ReplyTo == id })
 	if !strings.Contains(reply.Text, "permission: allow") {
