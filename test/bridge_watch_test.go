@@ -139,12 +139,7 @@ func TestAgentWatchDeviceBeforeBridge(t *testing.T) {
 	lines, stderr := e.agentWatch(t, "phone", phone.sk, "--plain", "--auth-tag", identity.TagJSON(phone.tag))
 	watched() // its watch went to no bridge
 
-	b := e.start(t)
-	for round, what := range []string{"after the bridge started", "after the bridge was killed"} {
-		if round == 1 {
-			b.kill9()
-			b = e.start(t)
-		}
+	e.eachBridgeRun(t, func(what string, b *bridgeProc) {
 		m := e.mention(t, e.a, e.alice, "room", what+" [[permission]]")
 		session, id, allow := permissionRequest(t, owner)
 		if !lineWith(t, lines, stderr, 3*time.Second, m.ID[:8]+" permission: ") {
@@ -154,5 +149,15 @@ func TestAgentWatchDeviceBeforeBridge(t *testing.T) {
 		if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 			t.Fatalf("%s: reply %q", what, r.Content)
 		}
-	}
+	})
+}
+
+// eachBridgeRun starts the bridge and runs ask, then kills the bridge with
+// -9, starts it again and runs ask again.
+func (e *bridgeEnv) eachBridgeRun(t *testing.T, ask func(what string, b *bridgeProc)) {
+	t.Helper()
+	b := e.start(t)
+	ask("after the bridge started", b)
+	b.kill9()
+	ask("after the bridge was killed", e.start(t))
 }

@@ -14,9 +14,16 @@ import (
 // attestation in a profile, as hive join leaves them).
 func deviceChat(t *testing.T, e *bridgeEnv, d pairedDevice) *tmuxPane {
 	t.Helper()
+	return chatAs(t, e, "phone", d.sk, identity.TagJSON(d.tag))
+}
+
+// chatAs runs hive chat in room with a profile name of key sk (and the
+// owner's attestation of it, if any).
+func chatAs(t *testing.T, e *bridgeEnv, name, sk, attestation string) *tmuxPane {
+	t.Helper()
 	home := t.TempDir()
-	keys, _ := identity.KeysFromSecretHex(d.sk)
-	kf := filepath.Join(home, "phone.key")
+	keys, _ := identity.KeysFromSecretHex(sk)
+	kf := filepath.Join(home, name+".key")
 	if err := identity.SaveKeyFile(kf, keys, identity.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +31,7 @@ func deviceChat(t *testing.T, e *bridgeEnv, d pairedDevice) *tmuxPane {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := profs.Put(client.Profile{Name: "phone", Hubs: []string{e.h.URL}, Key: kf, Attestation: identity.TagJSON(d.tag)}); err != nil {
+	if err := profs.Put(client.Profile{Name: name, Hubs: []string{e.h.URL}, Key: kf, Attestation: attestation}); err != nil {
 		t.Fatal(err)
 	}
 	if err := profs.Save(home); err != nil {
@@ -47,12 +54,7 @@ func TestChatTUIDeviceWatchesAcrossBridgeRestart(t *testing.T) {
 	chat := deviceChat(t, e, phone)
 	chat.waitText("#room", "● connected", "⚙ helper (alice")
 
-	b := e.start(t)
-	for round, what := range []string{"after the bridge started", "after the bridge was killed"} {
-		if round == 1 {
-			b.kill9()
-			b = e.start(t)
-		}
+	e.eachBridgeRun(t, func(what string, b *bridgeProc) {
 		m := e.mention(t, e.a, e.alice, "room", what+" [[permission]]")
 		permissionRequest(t, owner)
 		deadline := time.Now().Add(3 * time.Second)
@@ -72,5 +74,5 @@ func TestChatTUIDeviceWatchesAcrossBridgeRestart(t *testing.T) {
 		if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 			t.Fatalf("%s: reply %q, want the device's allow", what, r.Content)
 		}
-	}
+	})
 }
