@@ -214,6 +214,8 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	}
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
 	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
+	r.restoreLeases()
+	r.to.OnReconnect = func() { r.status.connected(time.Now()) } // watchers renew their leases
 	r.d = newDispatch(a.Processes)
 	r.d.start = r.startTurn
 	return r, nil

@@ -91,8 +91,6 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return err
 	}
 	r.presence(ctx, h, "online")
-	statuses := make(chan *nostr.Event, 16)
-	go r.statusLoop(ctx, h, statuses)
 	// obs.Control frames from the owner and the owner's paired devices (the hub
 	// lets no one else send 24200 to the agent; onControl checks again).
 	ctl, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.ObserverFrame}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}},
@@ -101,6 +99,11 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		return fmt.Errorf("control subscription: %w", err)
 	}
 	defer ctl.Unsub()
+	// The status tells watchers of this connection (Conn) only now, so the
+	// watch frames they send in answer reach the control subscription.
+	r.status.connected(time.Now())
+	statuses := make(chan *nostr.Event, 16)
+	go r.statusLoop(ctx, h, statuses)
 	roster, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}}}})
 	if err != nil {
 		return fmt.Errorf("membership subscription: %w", err)

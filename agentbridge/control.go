@@ -101,7 +101,7 @@ func (r *runner) resendPending() {
 		if _, t := r.running(pp.session); t != nil {
 			ref = t.ref()
 		}
-		r.obs.add(ref, "in", pp.raw)
+		r.obs.resend(ref, pp.raw)
 	}
 }
 

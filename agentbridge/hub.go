@@ -48,6 +48,9 @@ type Target struct {
 	// with its resubscriptions (info), failed reconnect (warn) and hub
 	// NOTICE (info). Nil: they are not logged.
 	Log *slog.Logger
+	// OnReconnect hears each reconnection of the connection, once its
+	// subscriptions are sent again (nil: nobody).
+	OnReconnect func()
 }
 
 // Dialer connects to the hub as keys, with the owner's attestation tag.
@@ -72,7 +75,12 @@ func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Ta
 		default:
 		}
 	}
-	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack, OnReconnect: poke})
+	c, err := client.Connect(ctx, client.Options{URLs: to.URLs, Keys: keys, AuthTag: tag, Pin: to.Pin, Log: to.Log, SkewMargin: catchUpSlack, OnReconnect: func() {
+		poke()
+		if to.OnReconnect != nil {
+			to.OnReconnect()
+		}
+	}})
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,7 @@ type observer struct {
 	seq      uint64
 	wake     chan struct{}
 	watchers map[string]lease // paired device -> its watch lease
+	store    string           // where the leases are kept ("" = nowhere)
 }
 
 func newObserver(ck [32]byte, owner string, publish func(context.Context, *nostr.Event) error) *observer {
@@ -69,6 +70,7 @@ func (o *observer) watch(pk string, ck [32]byte, until time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.watchers[pk] = lease{ck: ck, until: until}
+	o.saveLeasesLocked()
 }
 
 // unwatch stops frames to a device (the hub refused one: revoked, expired).
@@ -76,6 +78,7 @@ func (o *observer) unwatch(pk string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.watchers, pk)
+	o.saveLeasesLocked()
 }
 
 // recipients is the owner, then every device whose lease runs at now.
@@ -83,19 +86,30 @@ func (o *observer) recipients(now time.Time) []recipient {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := []recipient{o.owner}
+	expired := false
 	for pk, l := range o.watchers {
 		if now.After(l.until) {
 			delete(o.watchers, pk)
+			expired = true
 			continue
 		}
 		out = append(out, recipient{pk, l.ck})
+	}
+	if expired {
+		o.saveLeasesLocked()
 	}
 	return out
 }
 
 // add queues one raw line of a turn. Consecutive text chunks of the same kind
 // in the same session merge into one frame.
-func (o *observer) add(ref turnRef, dir string, line []byte) {
+func (o *observer) add(ref turnRef, dir string, line []byte) { o.queueLine(ref, dir, line, false) }
+
+// resend queues a permission request's line once more, marked as sent
+// again (for a watch control frame).
+func (o *observer) resend(ref turnRef, line []byte) { o.queueLine(ref, "in", line, true) }
+
+func (o *observer) queueLine(ref turnRef, dir string, line []byte, resent bool) {
 	key, text := chunkKey(line)
 	o.mu.Lock()
 	if key != "" && len(o.queue) > 0 {
@@ -109,7 +123,7 @@ func (o *observer) add(ref turnRef, dir string, line []byte) {
 	}
 	o.seq++
 	pf := &pendingFrame{f: obs.Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
-		Msg: append(json.RawMessage(nil), line...)}, n: 1}
+		Msg: append(json.RawMessage(nil), line...), Resent: resent}, n: 1}
 	if key != "" {
 		pf.merge = key + "\x00" + ref.turn
 		pf.text.WriteString(text)

@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,12 @@ func (b *statusBoard) set(fn func(s *client.AgentState)) {
 	case b.poke <- struct{}{}:
 	default:
 	}
+}
+
+// connected marks a new connection to the hub in the status (Conn), which
+// tells watchers to renew their leases.
+func (b *statusBoard) connected(at time.Time) {
+	b.set(func(s *client.AgentState) { s.Conn = at.UnixMilli() })
 }
 
 // failed records the last error: the first line of a failure's reason.
@@ -118,26 +125,35 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 }
 
 // publishStatus sends the board (with state, when given) on h; it
-// returns the event sent.
+// returns the event sent. A status the hub holds a newer one of (the
+// previous run's, made in the same second) is sent again a second later,
+// so that a new connection's status (Conn) does not wait for the next
+// change.
 func (r *runner) publishStatus(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
-	ev := r.status.statusEvent(state)
-	for ev == nil {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+	for try := 1; ; try++ {
+		ev := r.status.statusEvent(state)
+		for ev == nil {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+			}
+			ev = r.status.statusEvent(state)
 		}
-		ev = r.status.statusEvent(state)
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := h.Publish(pctx, ev)
+		cancel()
+		var re *client.RefusedError
+		if err != nil && !(errors.As(err, &re) && strings.HasPrefix(re.Reason, "duplicate:") && try < 3) {
+			return nil, err
+		}
+		r.status.mu.Lock()
+		r.status.last = max(r.status.last, ev.CreatedAt)
+		r.status.mu.Unlock()
+		if err == nil {
+			return ev, nil
+		}
 	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := h.Publish(pctx, ev); err != nil {
-		return nil, err
-	}
-	r.status.mu.Lock()
-	r.status.last = max(r.status.last, ev.CreatedAt)
-	r.status.mu.Unlock()
-	return ev, nil
 }
 
 func (b *statusBoard) lastAt() nostr.Timestamp {

@@ -38,6 +38,10 @@ type AgentState struct {
 	// mention reaches the agent until it has subscribed again.
 	Deaf      string `json:"deaf,omitempty"`
 	DeafSince int64  `json:"deaf_since,omitempty"`
+	// Conn is when the bridge's current connection to the hub was made
+	// (unix milliseconds): a new value is a bridge that started, restarted
+	// or reconnected, and a watching device renews its lease then.
+	Conn int64 `json:"conn,omitempty"`
 
 	At        int64       `json:"at"`                   // when the bridge said so
 	Connected bool        `json:"connected"`            // a status not expired and not offline

@@ -38,6 +38,11 @@ type Options struct {
 	Timeout      time.Duration // dial, AUTH and single write timeout (default 10 s)
 	Log          *slog.Logger  // default: discard
 
+	// OnReconnect, when set, is called after each reconnection once every
+	// live subscription has been sent again on it (the bridge checks its
+	// subscriptions still deliver, and tells its watchers, in its status).
+	OnReconnect func()
+
 	// MaxQueuedEvents and MaxQueuedBytes bound what a live subscription
 	// holds for a reader that has not taken it yet (defaults
 	// DefaultMaxQueuedEvents, DefaultMaxQueuedBytes). Past either, the
@@ -51,11 +56,6 @@ type Options struct {
 	// and answers later LoadNames from them (0: ask the hub every time). For
 	// a long-lived reader whose names may lag by that much (hive mcp).
 	ProfileCache time.Duration
-
-	// OnReconnect, when set, is called after each reconnect, once every
-	// live subscription has been sent again (a reader that must know its
-	// subscriptions still deliver, such as the bridge, checks them then).
-	OnReconnect func()
 }
 
 func (o *Options) defaults() {

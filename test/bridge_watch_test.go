@@ -3,6 +3,7 @@ package test
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // agentWatch runs `hive agent watch` for the bridge env's agent as the key
@@ -78,4 +81,83 @@ func TestAgentWatchLateSeesPendingPermission(t *testing.T) {
 	if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 		t.Fatalf("reply after the late watcher's approval: %q", r.Content)
 	}
+}
+
+// deviceWatch subscribes as the agent's key (as its bridge would) to the
+// control frames of device; the returned func waits for the first.
+func (e *bridgeEnv) deviceWatch(t *testing.T, device string) func() {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.dir, "agent.tag"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := identity.ParseTagJSON(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.h.as(t, e.agent, tag)
+	r.send([]any{"REQ", "ctl", nostr.Filter{Kinds: []int{kinds.ObserverFrame}, Authors: []string{device}, Tags: nostr.TagMap{"p": {e.agent.pk}}}})
+	r.expect("EOSE")
+	return func() {
+		t.Helper()
+		defer r.ws.Close()
+		r.expect("EVENT")
+	}
+}
+
+// lineWith waits for a line of a `hive agent watch --plain` with sub in it.
+func lineWith(t *testing.T, lines <-chan string, stderr *strings.Builder, within time.Duration, sub string) bool {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("hive agent watch exited: %s", stderr)
+			}
+			if strings.Contains(l, sub) {
+				return true
+			}
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+// A paired device's `hive agent watch`, started while no bridge runs, shows
+// the agent's permission request within 3 s of the owner's key once the
+// bridge starts, and again after the bridge is killed -9 and restarted (the
+// restarted agent process asks with the same session and JSON-RPC id: a new
+// request all the same), spec/agents.md "A watch outlives restarts".
+func TestAgentWatchDeviceBeforeBridge(t *testing.T) {
+	e := newBridgeEnv(t)
+	e.scripted(t, `permissions = "ask"`, `permission_timeout = "2m"`)
+	e.start(t).stop() // an agent that ran before (the hub has its profile), no bridge now
+	phone := e.pairDevice(t, e.alice)
+	owner := e.watchFrames(t)
+	watched := e.deviceWatch(t, phone.pk)
+	lines, stderr := e.agentWatch(t, "phone", phone.sk, "--plain", "--auth-tag", identity.TagJSON(phone.tag))
+	watched() // its watch went to no bridge
+
+	e.eachBridgeRun(t, func(what string, b *bridgeProc) {
+		m := e.mention(t, e.a, e.alice, "room", what+" [[permission]]")
+		session, id, allow := permissionRequest(t, owner)
+		if !lineWith(t, lines, stderr, 3*time.Second, m.ID[:8]+" permission: ") {
+			t.Fatalf("%s: the owner's key got the permission request, the device's hive agent watch printed none within 3 s (stderr %s)\n%s", what, stderr, b.logs())
+		}
+		e.control(t, observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow})
+		if r := e.waitReply(t, "room", m.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
+			t.Fatalf("%s: reply %q", what, r.Content)
+		}
+	})
+}
+
+// eachBridgeRun starts the bridge and runs ask, then kills the bridge with
+// -9, starts it again and runs ask again.
+func (e *bridgeEnv) eachBridgeRun(t *testing.T, ask func(what string, b *bridgeProc)) {
+	t.Helper()
+	b := e.start(t)
+	ask("after the bridge started", b)
+	b.kill9()
+	ask("after the bridge was killed", e.start(t))
 }

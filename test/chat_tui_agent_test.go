@@ -1,12 +1,8 @@
 package test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ainb/hive/client"
-	"github.com/ainb/hive/identity"
 )
 
 // A mention of the agent from hive chat (the scripted agent through the
@@ -53,23 +49,7 @@ func scriptedAgentChat(t *testing.T) (*bridgeEnv, *tmuxPane) {
 func aliceChat(t *testing.T, e *bridgeEnv) *tmuxPane {
 	t.Helper()
 	e.a.must(e.alice.sign(t, 0, `{"name":"alice"}`))
-	home := t.TempDir()
-	keys, _ := identity.KeysFromSecretHex(e.alice.sk)
-	kf := filepath.Join(home, "alice.key")
-	if err := identity.SaveKeyFile(kf, keys, identity.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	profs, err := client.LoadProfiles(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := profs.Put(client.Profile{Name: "alice", Hubs: []string{e.h.URL}, Key: kf}); err != nil {
-		t.Fatal(err)
-	}
-	if err := profs.Save(home); err != nil {
-		t.Fatal(err)
-	}
-	return startChat(t, home, 100, 30, "room")
+	return chatAs(t, e, "alice", e.alice.sk, "")
 }
 
 // A permission request of the agent shows in the sidebar and the status

@@ -12,9 +12,25 @@ import (
 	"time"
 )
 
-// startWebAgent runs a real `hive bridge` with the scripted agent "helper",
-// attested by the owner and added to room; it returns the agent's pubkey.
+// webAgent is the scripted agent "helper" under a real `hive bridge`,
+// attested by the owner and added to room: pk is its key, dir the bridge's
+// directory (config, key, state), which outlives each run.
+type webAgent struct {
+	pk, dir string
+	home    string // the CLI's HIVE_HOME
+}
+
+// startWebAgent runs the bridge of a new agent; it returns the agent's pubkey.
 func (w *webTeam) startWebAgent(t testing.TB) string {
+	t.Helper()
+	a := w.newWebAgent(t)
+	a.run(t)
+	return a.pk
+}
+
+// newWebAgent makes the agent "helper" (key, attestation, member of room)
+// and its bridge's config, without running it.
+func (w *webTeam) newWebAgent(t testing.TB) *webAgent {
 	t.Helper()
 	dir := t.TempDir()
 	var agent struct{ Pubkey, Npub string }
@@ -29,12 +45,19 @@ func (w *webTeam) startWebAgent(t testing.TB) string {
 	if err := os.WriteFile(filepath.Join(dir, "bridge.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary(t), "bridge", "--config", filepath.Join(dir, "bridge.toml"), "-v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HIVE_HOME="+w.cli.home)
+	return &webAgent{pk: agent.Pubkey, dir: dir, home: w.cli.home}
+}
+
+// run starts the bridge and waits until it follows a channel; it is
+// stopped when the test ends.
+func (a *webAgent) run(t testing.TB) *bridgeProc {
+	t.Helper()
+	cmd := exec.Command(binary(t), "bridge", "--config", filepath.Join(a.dir, "bridge.toml"), "-v")
+	cmd.Dir = a.dir
+	cmd.Env = append(os.Environ(), "HIVE_HOME="+a.home)
 	b := &bridgeProc{startLogged(t, cmd, "member of channel", 30*time.Second)}
 	t.Cleanup(b.stop)
-	return agent.Pubkey
+	return b
 }
 
 // The owner's agent asks for permission to run a tool: the request shows in

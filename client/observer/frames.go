@@ -27,6 +27,9 @@ type Frame struct {
 	Turn    string          `json:"turn"`
 	Dir     string          `json:"dir"` // "in": agent to bridge; "out": bridge to agent
 	Msg     json.RawMessage `json:"msg"`
+	// Resent marks a permission request the bridge sends again for a watch
+	// control frame (the same raw message): not a new request.
+	Resent bool `json:"resent,omitempty"`
 }
 
 // Control is the decrypted content of a control frame (from the owner or

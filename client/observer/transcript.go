@@ -166,8 +166,8 @@ func (tr *Transcript) Apply(f Frame) []Event {
 			} `json:"options"`
 		}
 		json.Unmarshal(m.Params, &p)
-		if tr.permission(p.SessionID, m.ID) != nil {
-			break // sent again for a late watcher (watch control frame): already shown
+		if tr.knownRequest(t, f.Resent, p.SessionID, m.ID) {
+			break // already shown
 		}
 		pv := &PermissionView{Request: m.ID, Session: p.SessionID, ToolCall: p.ToolCall.ToolCallID, Title: p.ToolCall.Title}
 		for _, o := range p.Options {
@@ -277,16 +277,36 @@ func (t *TurnView) upsertTool(f toolFields) *ToolView {
 	return tv
 }
 
-// permission finds a request already in the transcript by session and id.
-func (tr *Transcript) permission(session string, id json.RawMessage) *PermissionView {
-	for _, t := range tr.Turns {
-		for _, pv := range t.Permissions {
+// knownRequest says whether a permission request frame for turn t shows a
+// request the transcript has already: a request sent again for a late
+// watcher (resent) whose session and JSON-RPC id it has, or the same
+// request of the same turn still waiting (its resent copy came first).
+// JSON-RPC ids start again with each agent process while a session
+// outlives it (a bridge restart, a crash), so a new request with the id of
+// an answered one is new; one with the id of a request still waiting in
+// another turn shows that request's process gone: it is marked cancelled.
+func (tr *Transcript) knownRequest(t *TurnView, resent bool, session string, id json.RawMessage) bool {
+	var last *PermissionView
+	var in *TurnView
+	for _, tv := range tr.Turns {
+		for _, pv := range tv.Permissions {
 			if pv.Session == session && bytes.Equal(bytes.TrimSpace(pv.Request), bytes.TrimSpace(id)) {
-				return pv
+				last, in = pv, tv
 			}
 		}
 	}
-	return nil
+	switch {
+	case last == nil:
+		return false
+	case resent:
+		return true
+	case last.Answer != "" || in.Stop != "":
+		return false
+	case in == t:
+		return true
+	}
+	last.Answer = "cancelled"
+	return false
 }
 
 // Pending returns the permission requests still waiting for an answer.

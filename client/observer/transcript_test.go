@@ -142,3 +142,35 @@ func TestTranscriptKeepsLoadReplayApart(t *testing.T) {
 		t.Fatalf("events %s", got)
 	}
 }
+
+// JSON-RPC ids start again with each agent process while the session
+// outlives it: after a bridge restart the next turn's request may carry the
+// session and id of one answered before. It is a new request, pending; a
+// copy of it sent again (resent) is not; and a request that waited in a
+// turn whose bridge died is shown cancelled once its id comes back.
+func TestTranscriptRequestAfterRestart(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"ls"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}}`
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`
+	in := func(seq uint64, turn string, resent bool) Frame {
+		f := frame(seq, "in", req)
+		f.Turn, f.Resent = turn, resent
+		return f
+	}
+	tr := NewTranscript()
+	tr.Apply(in(1, "m1", false))
+	tr.Apply(frame(2, "out", answer))
+	if evs := tr.Apply(in(1, "m2", false)); len(evs) != 1 || evs[0].Kind != "permission" {
+		t.Fatalf("the restarted bridge's request (same session and id, another turn): %+v", evs)
+	}
+	if p := tr.Pending(); len(p) != 1 || tr.Turns[1].Permissions[0] != p[0] {
+		t.Fatalf("pending after the restart: %+v", p)
+	}
+	if evs := tr.Apply(in(2, "m2", true)); len(evs) != 0 || len(tr.Pending()) != 1 {
+		t.Fatalf("the resent copy changed the view: %+v", evs)
+	}
+	// m2's bridge dies with the request waiting; the next run asks again in m3
+	tr.Apply(in(1, "m3", false))
+	if p := tr.Pending(); len(p) != 1 || tr.Turns[2].Permissions[0] != p[0] || tr.Turns[1].Permissions[0].Answer != "cancelled" {
+		t.Fatalf("pending after a second restart: %+v (the dead run's request: %q)", p, tr.Turns[1].Permissions[0].Answer)
+	}
+}

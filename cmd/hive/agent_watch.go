@@ -103,26 +103,13 @@ while it watches.`,
 	return cmd
 }
 
-// leaseFrames sends the watch control frame (the owner gets the pending
-// permission requests again; a paired device also gets frames for
-// WatchLease) and renews it every WatchRenew until ctx ends.
+// leaseFrames keeps the watch (client.KeepWatch): the owner gets the
+// pending permission requests again, a paired device the frames, from
+// whenever the bridge is up, until ctx ends.
 func (w *watcher) leaseFrames(ctx context.Context) error {
-	watch := observer.Control{V: 1, Type: observer.CtlWatch}
-	if err := w.control(ctx, watch); err != nil {
+	if err := w.s.KeepWatch(ctx, w.agent, w.ck); err != nil {
 		return withHint(err, "only the agent's owner and the owner's paired devices (hive pair / hive join) can watch an agent")
 	}
-	go func() {
-		tick := time.NewTicker(observer.WatchRenew)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				w.control(ctx, watch) // a failure shows as missing frames; the next tick retries
-			}
-		}
-	}()
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ainb/hive/client/observer"
 	"github.com/ainb/hive/kinds"
@@ -25,8 +24,9 @@ type agentPane struct {
 }
 
 // watchAgents starts the pane of the member's first own agent: a
-// subscription to its frames to this key and the watch control frame
-// (renewed), which makes its bridge send again what waits for an answer.
+// subscription to its frames to this key and the watch kept
+// (client.KeepWatch), which makes its bridge send again what waits for an
+// answer and gives a paired device its lease.
 // Only the owner and the owner's paired devices can open frames.
 func (m *Model) watchAgents() tea.Cmd {
 	if m.pane != nil || m.opt.ObserverKey == nil {
@@ -60,15 +60,11 @@ func (m *Model) watchAgents() tea.Cmd {
 			return
 		}
 		defer sub.Close()
-		lease := time.NewTicker(observer.WatchRenew)
-		defer lease.Stop()
-		send(ctx, observer.Control{V: 1, Type: observer.CtlWatch})
+		c.KeepWatch(ctx, agent, ck) // a refusal only leaves the frames out
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-lease.C:
-				send(ctx, observer.Control{V: 1, Type: observer.CtlWatch})
 			case ev, ok := <-sub.Events():
 				if !ok {
 					return

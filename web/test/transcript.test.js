@@ -55,3 +55,18 @@ test('a late tool_call keeps the newer status; a request sent again is shown onc
   assert.equal(tr.history.length, 1)
   assert.equal(tr.history[0].text, 'old answer')
 })
+
+test('after a bridge restart a request with an answered id is new, its resent copy is not, a dead run\'s waiting one is cancelled', () => {
+  const ask = '{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"ls"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}}'
+  const inTurn = (seq, turn, resent) => ({ ...frame(seq, 'in', ask), turn, ...(resent ? { resent: true } : {}) })
+  const tr = new Transcript()
+  tr.apply(inTurn(1, 'm1'))
+  tr.apply(frame(2, 'out', '{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}'))
+  assert.deepEqual(tr.apply(inTurn(1, 'm2')).map(e => e.kind), ['permission'], 'the restarted bridge\'s request')
+  assert.deepEqual(tr.pending(), [tr.turns[1].permissions[0]])
+  assert.deepEqual(tr.apply(inTurn(2, 'm2', true)), [], 'the resent copy')
+  assert.equal(tr.pending().length, 1)
+  tr.apply(inTurn(1, 'm3'))
+  assert.deepEqual(tr.pending(), [tr.turns[2].permissions[0]])
+  assert.equal(tr.turns[1].permissions[0].answer, 'cancelled')
+})

@@ -82,7 +82,7 @@ export class Transcript {
       this.update(t, params, ev)
     } else if (f.dir === 'in' && method === 'session/request_permission') {
       const tc = params.toolCall && typeof params.toolCall === 'object' ? params.toolCall : {}
-      if (this.permission(str(params.sessionId), m.id)) return evs // sent again for a late watcher: already shown
+      if (this.knownRequest(t, f.resent === true, str(params.sessionId), m.id)) return evs // already shown
       const pv = {
         request: m.id,
         session: str(params.sessionId),
@@ -138,10 +138,25 @@ export class Transcript {
     }
   }
 
-  /** permission finds a request already shown, by session and JSON-RPC id. */
-  permission (session, id) {
-    for (const t of this.turns) for (const pv of t.permissions) if (pv.session === session && sameID(pv.request, id)) return pv
-    return undefined
+  /**
+   * knownRequest says whether a permission request frame for turn t shows a
+   * request already here: one sent again for a late watcher (resent) whose
+   * session and JSON-RPC id are known, or the same request of the same
+   * turn still waiting. JSON-RPC ids start again with each agent process
+   * while a session outlives it, so a new request with the id of an
+   * answered one is new, and one with the id of a request still waiting in
+   * another turn shows that process gone: that request is marked cancelled
+   * (client/observer's knownRequest).
+   */
+  knownRequest (t, resent, session, id) {
+    let last, lastTurn
+    for (const tv of this.turns) for (const pv of tv.permissions) if (pv.session === session && sameID(pv.request, id)) { last = pv; lastTurn = tv }
+    if (!last) return false
+    if (resent) return true
+    if (last.answer !== '' || lastTurn.stop !== '') return false
+    if (lastTurn === t) return true
+    last.answer = 'cancelled'
+    return false
   }
 
   /** pending lists the permission requests still waiting for an answer. */
