@@ -48,6 +48,13 @@ func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string 
 	return ""
 }
 
+// IsMember reports whether the log lists pubkey as a member of the hub (the
+// admin key always is).
+func (h *Hub) IsMember(pubkey string) bool {
+	_, ok := h.snapshotView().members[pubkey]
+	return ok
+}
+
 // attestationOf verifies the AUTH event's NIP-OA tag, or says why a key that
 // is not a member is refused.
 func attestationOf(auth *nostr.Event) (*identity.Attestation, string) {
