@@ -186,6 +186,7 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	pairSrv.Members(pairURLs, h.IsMember)
 	defer pairSrv.Close()
+	ln = rl.Listener(ln)
 	handler, err := frontHandler(f, rl, pairSrv, m, tlsConf != nil)
 	if err != nil {
 		return err
