@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/ainb/hive/client/tlspin"
+	"github.com/ainb/hive/identity"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -49,4 +51,19 @@ func DialPairing(ctx context.Context, pairURL, pin string) (*nostr.Relay, error)
 		return nil, wrap(ErrUnreachable, fmt.Errorf("connecting to the pairing endpoint %s: %w", pairURL, err))
 	}
 	return r, nil
+}
+
+// AuthPairing authenticates the connection r to a pairing endpoint as
+// keys (NIP-42), so that the endpoint treats the session it carries as a
+// member's (spec/pairing.md). Call it after the endpoint answered a
+// subscription: its challenge comes first on the connection, so it is known
+// by then. A refusal wraps ErrAuth.
+func AuthPairing(ctx context.Context, r *nostr.Relay, keys identity.Keys) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := r.Auth(ctx, func(ev *nostr.Event) error { return ev.Sign(keys.SecretHex) })
+	if err != nil {
+		return wrap(ErrAuth, fmt.Errorf("the hub's pairing endpoint refused AUTH: %s", strings.TrimPrefix(err.Error(), "msg: ")))
+	}
+	return nil
 }

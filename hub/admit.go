@@ -7,6 +7,7 @@ import (
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/store"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 )
@@ -45,7 +46,39 @@ func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string 
 		return msg
 	}
 	h.closeAtExpiry(c, a)
+	h.noteAttestation(a.Owner, pk)
 	return ""
+}
+
+// noteAttestation records that the hub admitted key with owner's
+// attestation, once per process, so that the owner may revoke it later
+// (mayRevoke). A failed write is logged; the owner can still revoke with
+// the auth tag in the revocation.
+func (h *Hub) noteAttestation(owner, key string) {
+	if _, done := h.seen.Load([2]string{owner, key}); done {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := h.Store.Exec(ctx, func(tx store.WriteTx) error { return insertSeen(tx, owner, key) })
+	if err != nil {
+		h.log.Warn("could not record an attestation seen at AUTH", "owner", owner, "key", key, "err", err)
+		return
+	}
+	h.seen.Store([2]string{owner, key}, true)
+}
+
+// insertSeen writes an (owner, key) pair to attestations_seen.
+func insertSeen(tx store.WriteTx, owner, key string) error {
+	_, err := tx.Exec(`INSERT INTO attestations_seen (owner, agent) VALUES (?, ?) ON CONFLICT (owner, agent) DO NOTHING`, owner, key)
+	return err
+}
+
+// IsMember reports whether the log lists pubkey as a member of the hub (the
+// admin key always is).
+func (h *Hub) IsMember(pubkey string) bool {
+	_, ok := h.snapshotView().members[pubkey]
+	return ok
 }
 
 // attestationOf verifies the AUTH event's NIP-OA tag, or says why a key that

@@ -46,6 +46,9 @@ func (t *tx) setAgent(agent string, a *identity.Attestation, device bool) error 
 		owner, conds = a.Owner, a.Conditions
 		_, err = t.Exec(`INSERT INTO agents (agent, owner, conditions) VALUES (?, ?, ?)
 			ON CONFLICT (agent) DO UPDATE SET owner = excluded.owner, conditions = excluded.conditions`, agent, owner, a.RawConditions)
+		if err == nil {
+			err = insertSeen(t, owner, agent)
+		}
 	}
 	device = device && a != nil
 	clear(t.cache.attested)
@@ -74,6 +77,9 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, reject("invalid: %v", err)
 	}
+	if err := t.mayRevoke(owner, agent); err != nil {
+		return nil, err
+	}
 	if _, err := t.Exec(`INSERT INTO revocations (owner, agent, revoked_at) VALUES (?, ?, ?)
 		ON CONFLICT (owner, agent) DO UPDATE SET revoked_at = excluded.revoked_at`, owner, agent, at); err != nil {
 		return nil, err
@@ -81,6 +87,38 @@ func (t *tx) revocation(ev *nostr.Event) (*change, error) {
 	clear(t.cache.attested)
 	t.note(func(e *viewEdit) { e.setRevocation(owner, agent, at) })
 	return nil, nil
+}
+
+// mayRevoke: only the owner named in an attestation of agent that the hub
+// has seen signs its revocation (spec/identity.md): an owner whose
+// attestation of it the hub admitted at AUTH or found on its profile, or
+// whose revocation of it the hub already holds. A key the hub has seen no
+// attestation of may be revoked by any member in advance (a tag that
+// leaked before its key ever connected): such a revocation ends only its
+// signer's own attestations. Anyone else's 30450 is refused, so that no
+// reader of the log has to tell a real revocation from a stranger's.
+//
+// The check needs what the log alone does not hold (an attestation seen at
+// AUTH), so replay, which applies only events the rule accepted once, skips
+// it.
+func (t *tx) mayRevoke(owner, agent string) error {
+	if t.edits == nil { // replay
+		return nil
+	}
+	var mine, any int
+	err := t.QueryRow(`SELECT
+		(SELECT COUNT(*) FROM attestations_seen WHERE agent = ? AND owner = ?)
+		+ (SELECT COUNT(*) FROM agents WHERE agent = ? AND owner = ?)
+		+ (SELECT COUNT(*) FROM revocations WHERE agent = ? AND owner = ?),
+		(SELECT COUNT(*) FROM attestations_seen WHERE agent = ?) + (SELECT COUNT(*) FROM agents WHERE agent = ?)`,
+		agent, owner, agent, owner, agent, owner, agent, agent).Scan(&mine, &any)
+	switch {
+	case err != nil:
+		return err
+	case mine > 0 || any == 0:
+		return nil
+	}
+	return reject("restricted: only the owner named in an attestation of this key that the hub has seen may revoke it; the hub has seen it attested by another owner, never by you")
 }
 
 // authorOrOwner reports whether actor wrote target, or the member actor acts

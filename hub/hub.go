@@ -51,6 +51,7 @@ type Hub struct {
 	cluster *cluster             // following a log other instances share, if it is
 	gated   map[kinds.Gate][]int // stored kind numbers by read gate, from the kinds table
 	closing sync.Once
+	seen    sync.Map // [2]string{owner, key}: an attestation this process wrote to attestations_seen
 }
 
 // Open opens the log, rebuilds the projections from it, and builds the relay.

@@ -1,12 +1,14 @@
 package hub
 
 import (
+	"strconv"
+
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 // receiptRules: an agent's receipt (40010) names a message of its channel;
-// an agent status (10451) is signed by an agent.
+// an agent status (10451) is signed by an agent and expires within minutes.
 func receiptRules(rs ruleSet) {
 	rs.add((*tx).receipt, kinds.Receipt)
 	rs.add((*tx).agentStatus, kinds.AgentStatus)
@@ -36,6 +38,19 @@ func (t *tx) receipt(ev *nostr.Event) (*change, error) {
 	return nil, err
 }
 
+// agentStatus: an agent signs its own status, and its expiration is at
+// most kinds.AgentStatusMaxLifetime after its created_at.
 func (t *tx) agentStatus(ev *nostr.Event) (*change, error) {
-	return nil, t.signedByAgent(ev, "an agent status")
+	if err := t.signedByAgent(ev, "an agent status"); err != nil {
+		return nil, err
+	}
+	exp, err := strconv.ParseInt(tagValue(ev, "expiration"), 10, 64)
+	if err != nil {
+		return nil, reject("invalid: an agent status's expiration must be a unix time in seconds")
+	}
+	if d := exp - int64(ev.CreatedAt); d > kinds.AgentStatusMaxLifetime {
+		return nil, reject("invalid: an agent status (kind %d) expires at most %d s (10 minutes) after its created_at; this one expires %d s after it",
+			ev.Kind, kinds.AgentStatusMaxLifetime, d)
+	}
+	return nil, nil
 }

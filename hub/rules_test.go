@@ -81,6 +81,9 @@ func isHubMember(who string, want bool) afterCheck {
 // TestWriteRules runs every branch of the stored kinds' rules, each case on
 // a fresh copy of the world, and checks after each case that the view the
 // hub kept up to date change by change equals the one its tables give.
+// strangersRevocation is the refusal of a 30450 whose signer never attested the key.
+const strangersRevocation = "restricted: only the owner named in an attestation of this key that the hub has seen may revoke it; the hub has seen it attested by another owner, never by you"
+
 func TestWriteRules(t *testing.T) {
 	exp := T{"expiration", "9999999999"}
 	cases := []struct {
@@ -224,6 +227,8 @@ func TestWriteRules(t *testing.T) {
 		{"revocation without a valid d", []step{s("alice", 30450, "invalid:", T{"d", "xyz"})}, nil},
 		{"revocation", []step{s("alice", 30450, "", T{"d", "@agent"}, T{"p", "@agent"})}, []afterCheck{revoked("alice", "agent")}},
 		{"revocation with another p", []step{s("alice", 30450, "invalid:", T{"d", "@agent"}, T{"p", "@bob"})}, nil},
+		{"revocation by another than the owner", []step{s("mallory", 30450, strangersRevocation, T{"d", "@agent"}, T{"p", "@agent"})}, nil},
+		{"revocation of a key never attested", []step{s("mallory", 30450, "", T{"d", "@stranger"})}, []afterCheck{revoked("mallory", "stranger")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

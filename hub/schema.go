@@ -49,6 +49,15 @@ var schema = []string{
 		event_id TEXT NOT NULL,
 		PRIMARY KEY (target, author, content)
 	)`,
+	// Not a projection: the (owner, key) pairs of the attestations the hub
+	// has seen, at AUTH or on a profile, so that a revocation's signer can
+	// be checked (spec/identity.md) even for a key that never published a
+	// profile. Rebuild keeps it.
+	`CREATE TABLE IF NOT EXISTS attestations_seen (
+		owner TEXT NOT NULL,
+		agent TEXT NOT NULL,
+		PRIMARY KEY (owner, agent)
+	)`,
 	// Not a projection: the created_at of the hub's last state snapshot per
 	// channel, so each new snapshot is strictly newer than the last.
 	`CREATE TABLE IF NOT EXISTS state_clock (

@@ -107,6 +107,11 @@ const (
 	HubMemberList   = 13534
 )
 
+// AgentStatusMaxLifetime bounds an agent status's NIP-40 expiration: at
+// most this many seconds after its created_at (spec/agents.md, "Status"),
+// so that a bridge that died stops showing as connected within minutes.
+const AgentStatusMaxLifetime = 600
+
 // table is read-only after package init; Lookup hands out copies.
 var table = []Kind{
 	{Profile, "profile", NonConversational, Replaceable, nil, Members, false, State, "agents add their NIP-OA `auth` tag and a bot marker"},
@@ -136,7 +141,7 @@ var table = []Kind{
 	{GroupMembers, "channel members", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{Edit, "edit", AuxOverlay, Regular, []string{"h", "e"}, ChannelMembers, false, NoEffect, "content is the full new text"},
 	{Receipt, "agent receipt", AuxOverlay, Regular, []string{"h", "e", "status"}, ChannelMembers, false, NoEffect, "signed by an agent: where its answer to the mention `e` stands (`status` queued, working, answered, failed, not-answered; content = the reason); the newest per agent and mention counts"},
-	{AgentStatus, "agent status", NonConversational, Replaceable, []string{"expiration"}, Members, false, NoEffect, "signed by an agent: its bridge's state as JSON (connected, idle or working, queue, breaker, last error, deaf), renewed every 30 s; no channel ids or message text"},
+	{AgentStatus, "agent status", NonConversational, Replaceable, []string{"expiration"}, Members, false, NoEffect, "signed by an agent: its bridge's state as JSON (connected, idle or working, queue, breaker, last error, deaf), renewed every 30 s, expiring at most 10 minutes after its created_at; no channel ids or message text"},
 	{SystemRow, "system row", NonConversational, Regular, []string{"h"}, ChannelMembers, true, NoEffect, "hub-signed: channel created, member joined or left, agent failure"},
 }
 

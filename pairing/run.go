@@ -44,6 +44,11 @@ type SourceConfig struct {
 	// (abort{protocol_error}) before anything is sent.
 	Payload      func(offer *Message) (payloadType, payload string, err error)
 	CompleteWait time.Duration // default DefaultCompleteWait
+	// Authenticate, if set, runs once the session's subscription is
+	// confirmed and before the URI is shown: hive pair authenticates there
+	// as the owner (NIP-42), so that the endpoint treats the session as a
+	// member's (spec/pairing.md). An error ends the run.
+	Authenticate func(ctx context.Context) error
 }
 
 // RunSource runs the source side until the target reports complete. It
@@ -60,6 +65,11 @@ func RunSource(ctx context.Context, cfg SourceConfig, ui UI) (*Message, error) {
 		return nil, err
 	}
 	defer l.Close()
+	if cfg.Authenticate != nil {
+		if err := cfg.Authenticate(ctx); err != nil {
+			return nil, err
+		}
+	}
 	ui.ShowURI(u.String())
 
 	var offer *Message

@@ -185,7 +185,7 @@ func New(cfg Config, st Log, log *slog.Logger) *Relay {
 		fanout:  make(chan fanItem, 4096),
 		conns:   make(map[*Conn]struct{}),
 		unauth:  unauthSlots{byAddr: make(map[string]int)},
-		pending: pendingConns{byConn: make(map[net.Conn]string), byAddr: make(map[string]int)},
+		pending: pendingConns{byConn: make(map[net.Conn]string), byAddr: make(map[string][]net.Conn)},
 		members: memberSet{m: make(map[string]*member)},
 		stop:    make(chan struct{}),
 	}

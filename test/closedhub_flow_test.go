@@ -172,16 +172,7 @@ func TestProjectionsRebuildFromLog(t *testing.T) {
 	rev, _ := identity.NewRevocation(ak, agent.pk, "", time.Now().Unix())
 	a.must(rev)
 
-	live := h.rawDB(t)
-	defer live.Close()
-	var q store.Reader = live
-	if h.DSN != "" {
-		q = postgres.Reader(live)
-	}
-	diffs, n, err := hub.VerifyLog(context.Background(), q, h.Admin.pk, sqliteAt(filepath.Join(t.TempDir(), "scratch.db")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	diffs, n := verifyLog(t, h)
 	if len(diffs) != 0 || n == 0 {
 		t.Fatalf("replay --verify after a mixed workload: %d state events, differences:\n%s", n, strings.Join(diffs, "\n"))
 	}
@@ -202,6 +193,23 @@ func TestProjectionsRebuildFromLog(t *testing.T) {
 	if after := dumpProjections(t, h); after != before {
 		t.Fatalf("state after rebuild differs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+}
+
+// verifyLog runs replay --verify over h's log: the differences between its
+// projections and a scratch rebuild, and how many state events it replayed.
+func verifyLog(t *testing.T, h *closedHub) ([]string, int) {
+	t.Helper()
+	live := h.rawDB(t)
+	defer live.Close()
+	var q store.Reader = live
+	if h.DSN != "" {
+		q = postgres.Reader(live)
+	}
+	diffs, n, err := hub.VerifyLog(context.Background(), q, h.Admin.pk, sqliteAt(filepath.Join(t.TempDir(), "scratch.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return diffs, n
 }
 
 func dumpProjections(t *testing.T, h *closedHub) string {

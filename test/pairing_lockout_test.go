@@ -160,16 +160,45 @@ func TestPairingLockoutFromOneAddress(t *testing.T) {
 		t.Errorf("one address had %d offers delivered, want at most its budget of 128", n)
 	}
 
-	joiner := newCLI(t)
-	pair, join, _ := pairAndJoin(t, h, joiner, "--expires", "1d")
+	pairAfterFlood(t, h, "after the flood", "--expires", "1d")
+}
+
+// pairAfterFlood runs a hive pair and a hive join that both confirm, and
+// fails the test (naming when) unless both succeed.
+func pairAfterFlood(t *testing.T, h *pairingHub, when string, pairArgs ...string) {
+	t.Helper()
+	pair, join, _ := pairAndJoin(t, h, newCLI(t), pairArgs...)
 	join.answer("y")
 	pair.answer("y")
 	join.next("done")
 	pair.next("done")
 	if c := join.exit(); c != 0 {
-		t.Fatalf("hive join after the flood: exit %d: %s", c, join.errors())
+		t.Fatalf("hive join %s: exit %d: %s", when, c, join.errors())
 	}
 	if c := pair.exit(); c != 0 {
-		t.Fatalf("hive pair after the flood: exit %d: %s", c, pair.errors())
+		t.Fatalf("hive pair %s: exit %d: %s", when, c, pair.errors())
+	}
+}
+
+// TestPairingAfterFloodFromSameAddress: behind a NAT or a reverse proxy
+// the attacker and the member share one source address. The flood spends
+// that address's pairing budget; a member's `hive pair` (authenticated on
+// the endpoint) and the `hive join` answering it, from that same address
+// and right after the flood, must still work: the budget the flood spent
+// is that of unauthenticated sessions, and a member's session has its own.
+func TestPairingAfterFloodFromSameAddress(t *testing.T) {
+	h := startPairingHub(t)
+	st := floodPairing(t, h.hub.URL+"/pair", "127.0.0.1", 6000, 40*time.Second)
+	floodEnd := time.Now()
+	first, _ := st.firstLimit.Load().(string)
+	t.Logf("attacker 127.0.0.1: %d offers sent, %d delivered, %d refused rate-limited (first: %q)",
+		st.sent.Load(), st.delivered.Load(), st.limited.Load(), first)
+	if want := "rate-limited: your address has used its 128 pairing events for 300 s; try again in "; !strings.HasPrefix(first, want) {
+		t.Fatalf("the flood was not refused for its address budget: first refusal %q, want it to start %q", first, want)
+	}
+
+	pairAfterFlood(t, h, "from the flooding address", "--expires", "1d", "--timeout", "20s")
+	if d := time.Since(floodEnd); d > 20*time.Second {
+		t.Errorf("pairing after the flood took %s, want it within 20 s", d.Round(time.Millisecond))
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,22 +34,32 @@ func openFDs(pid int) int {
 // start of a websocket upgrade request and never finishing it, re-opening
 // any the hub closes, until stop is closed or dials connections were opened.
 func halfOpen(addr, src string, n int, dials int64, stop <-chan struct{}) *atomic.Int64 {
-	var opened atomic.Int64
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 2 * time.Second}
 	req := []byte("GET / HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n")
-	var wg sync.WaitGroup
+	opened, _ := holdConns(addr, src, n, dials, req, stop)
+	return opened
+}
+
+// holdConns holds up to n connections from src to addr, each sending
+// payload (nothing if nil) and never more, re-opening any the hub closes
+// (after 10 ms), until stop is closed or dials connections were opened. It
+// counts the connections opened and those open at the moment.
+func holdConns(addr, src string, n int, dials int64, payload []byte, stop <-chan struct{}) (opened, open *atomic.Int64) {
+	opened, open = &atomic.Int64{}, &atomic.Int64{}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 2 * time.Second}
 	for i := 0; i < n; i++ {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			buf := make([]byte, 512)
 			for opened.Add(1) <= dials {
 				c, err := d.Dial("tcp", addr)
 				if err == nil {
-					c.Write(req)
+					open.Add(1)
+					if payload != nil {
+						c.Write(payload)
+					}
 					go func() { <-stop; c.Close() }()
 					c.Read(buf) // until the hub closes it (or stop does)
 					c.Close()
+					open.Add(-1)
 				}
 				select {
 				case <-stop:
@@ -60,7 +69,7 @@ func halfOpen(addr, src string, n int, dials int64, stop <-chan struct{}) *atomi
 			}
 		}()
 	}
-	return &opened
+	return opened, open
 }
 
 // TestHalfOpenUpgradesFromOneAddress: one address holds 1,500 half-open

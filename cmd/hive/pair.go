@@ -101,6 +101,12 @@ func pair(cmd *cobra.Command, f pairFlags, ui *pairUI) error {
 	var expiresAt int64
 	offer, err := pairing.RunSource(ctx, pairing.SourceConfig{
 		Relay: r, RelayURL: relayURL, Pin: t.pin, Options: pairing.Options{Timeout: f.timeout},
+		Authenticate: func(ctx context.Context) error {
+			if t.authTag != nil { // an attested key (--transfer-key): not a member, pairs as a stranger
+				return nil
+			}
+			return connectError(t, client.AuthPairing(ctx, r, owner))
+		},
 		Payload: func(o *pairing.Message) (string, string, error) {
 			if transfer != "" {
 				return pairing.PayloadNsec, transfer, nil

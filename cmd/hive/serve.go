@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/pairing/endpoint"
@@ -177,7 +178,15 @@ func serve(ctx context.Context, f serveFlags) error {
 		return exitWith(exitConflict, fmt.Errorf("listen on %s: %w (is another hub running? pick another --addr)", f.addr, err))
 	}
 	pairSrv := endpoint.New(endpoint.Limits{}, log.With("part", "pairing"))
+	pairURLs := make([]string, 0, len(urls))
+	for _, u := range urls {
+		if pu, err := client.PairingURL(u); err == nil {
+			pairURLs = append(pairURLs, pu)
+		}
+	}
+	pairSrv.Members(pairURLs, h.IsMember)
 	defer pairSrv.Close()
+	ln = rl.Listener(ln)
 	handler, err := frontHandler(f, rl, pairSrv, m, tlsConf != nil)
 	if err != nil {
 		return err

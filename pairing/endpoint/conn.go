@@ -19,15 +19,19 @@ type conn struct {
 	done chan struct{}
 	once sync.Once
 
-	// p and subID are guarded by s.mu.
-	p, subID string
+	// p, subID, member (the key of a member who authenticated) and got
+	// (the ids delivered to a member's session) are guarded by s.mu.
+	p, subID, member string
+	got              map[string]struct{}
+	challenge        string // NIP-42
 
 	frames, events window
 	verified       int
 }
 
 func newConn(s *Server, ws *websocket.Conn, ip string) *conn {
-	return &conn{s: s, ws: ws, ip: ip, out: make(chan []byte, s.lim.OutboundQueue), done: make(chan struct{})}
+	return &conn{s: s, ws: ws, ip: ip, out: make(chan []byte, s.lim.OutboundQueue), done: make(chan struct{}),
+		challenge: newChallenge()}
 }
 
 // run reads until the connection ends, its lifetime is over or Close.
@@ -41,6 +45,12 @@ func (c *conn) run() {
 	defer life.Stop()
 	go c.writer()
 	defer c.close()
+	c.s.mu.Lock()
+	auth := c.s.isMember != nil
+	c.s.mu.Unlock()
+	if auth {
+		c.reply("AUTH", c.challenge)
+	}
 	for {
 		_, msg, err := c.ws.ReadMessage()
 		if err != nil {
@@ -104,7 +114,7 @@ func (c *conn) handle(msg []byte) {
 	var arr []json.RawMessage
 	var label string
 	if json.Unmarshal(msg, &arr) != nil || len(arr) == 0 || json.Unmarshal(arr[0], &label) != nil {
-		c.notice("invalid: a message is a JSON array whose first element is REQ, CLOSE or EVENT")
+		c.notice("invalid: a message is a JSON array whose first element is REQ, CLOSE, EVENT or AUTH")
 		return
 	}
 	switch label {
@@ -120,8 +130,10 @@ func (c *conn) handle(msg []byte) {
 		c.reply("CLOSED", id, "")
 	case "EVENT":
 		c.handleEvent(arr)
+	case "AUTH":
+		c.handleAuth(arr)
 	default:
-		c.notice("invalid: this pairing endpoint accepts REQ, CLOSE and EVENT, not %q", label)
+		c.notice("invalid: this pairing endpoint accepts REQ, CLOSE, EVENT and AUTH, not %q", label)
 	}
 }
 
@@ -189,7 +201,7 @@ func (c *conn) handleEvent(arr []json.RawMessage) {
 		return
 	}
 	raw := arr[1]
-	ok(c.s.deliver(ev.ID, p, c.ip, func(subID string) []byte {
+	ok(c.s.deliver(ev.ID, p, c, func(subID string) []byte {
 		b, _ := json.Marshal([]any{"EVENT", subID, raw})
 		return b
 	}))

@@ -31,6 +31,11 @@ type Server struct {
 	delivered map[string]*quota    // p value -> deliveries so far
 	byAddr    map[string]*quota    // source address -> deliveries it sent or received since last
 	closed    bool
+
+	// members' connections (see Members): they hold no unauthenticated slot.
+	authURLs    []string
+	isMember    func(pubkey string) bool
+	memberConns int
 }
 
 // quota counts deliveries: to a p (last is the latest), or of an address
@@ -108,15 +113,24 @@ func (s *Server) admit(ip string) string {
 func (s *Server) release(c *conn, ip string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reserved--
-	if s.perIP[ip]--; s.perIP[ip] <= 0 {
-		delete(s.perIP, ip)
+	if c != nil && c.member != "" {
+		s.memberConns--
+	} else {
+		s.unreserve(ip)
 	}
 	if c != nil {
 		delete(s.conns, c)
 		if c.p != "" && s.subs[c.p] == c {
 			delete(s.subs, c.p)
 		}
+	}
+}
+
+// unreserve frees an unauthenticated slot of ip. Called with s.mu held.
+func (s *Server) unreserve(ip string) {
+	s.reserved--
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
 	}
 }
 
@@ -167,12 +181,15 @@ func (s *Server) listening(p string) bool {
 	return s.subs[p] != nil
 }
 
-// deliver hands an accepted event from the address from to the one live
+// deliver hands an accepted event from the connection src to the one live
 // subscriber of p. It returns the OK message ("" for success).
-func (s *Server) deliver(id, p, from string, frame func(subID string) []byte) string {
+func (s *Server) deliver(id, p string, src *conn, frame func(subID string) []byte) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now, from := s.now(), src.ip
+	if sub := s.subs[p]; sub != nil && (src.member != "" || sub.member != "") {
+		return s.deliverMember(src, sub, id, frame(sub.subID))
+	}
 	if _, dup := s.seen[id]; dup {
 		return "duplicate: already seen"
 	}

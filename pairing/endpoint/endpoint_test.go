@@ -87,6 +87,9 @@ func str(r json.RawMessage) string {
 func (c *client) expect(label string) []json.RawMessage {
 	c.t.Helper()
 	m := c.read()
+	for m != nil && label != "AUTH" && str(m[0]) == "AUTH" { // an endpoint with Members challenges every connection
+		m = c.read()
+	}
 	if m == nil || str(m[0]) != label {
 		c.t.Fatalf("want %s, got %s", label, fmtMsg(m))
 	}
@@ -221,7 +224,7 @@ func TestFilterRules(t *testing.T) {
 	if m := c.expect("CLOSED"); !strings.Contains(str(m[2]), "one subscription per connection") {
 		t.Fatal(fmtMsg(m))
 	}
-	c.send("AUTH", map[string]any{})
+	c.send("COUNT", "c", map[string]any{})
 	c.expect("NOTICE")
 }
 

@@ -23,7 +23,7 @@ func TestSpecStatesLimits(t *testing.T) {
 		fmt.Sprintf("| `rate_window` | %d s |", secs(l.RateWindow)),
 		fmt.Sprintf("| `max_messages_per_window` | %d per connection |", l.RateFrames),
 		fmt.Sprintf("| `max_events_per_window` | %d per connection |", l.RateEvents),
-		fmt.Sprintf("| `max_events_per_connection` | %d (signature-checked events, ever) |", l.EventsPerConn),
+		fmt.Sprintf("| `max_events_per_connection` | %d (signature-checked events, AUTH included, ever) |", l.EventsPerConn),
 		fmt.Sprintf("| `max_deliveries_per_p` | %d per recipient key |", l.DeliveriesPerP),
 		fmt.Sprintf("| `created_at_window` | ±%d s |", secs(l.Freshness)),
 		fmt.Sprintf("| `seen_ttl` | %d s |", secs(l.SeenTTL)),
