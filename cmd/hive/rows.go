@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/client/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -46,6 +47,12 @@ func (p printer) row(op chat.Op, r chat.Row) error {
 	})
 }
 
+// bodyIndent starts every line of a message after its first, so that no
+// line of it starts where a row header does.
+const bodyIndent = "    "
+
+// line is r as one row of text, every field from the hub shown safely
+// (termtext: a message's own lines indented).
 func (p printer) line(r rowOut) string {
 	var b strings.Builder
 	b.WriteString(time.Unix(int64(r.CreatedAt), 0).Format("2006-01-02 15:04:05"))
@@ -54,16 +61,16 @@ func (p printer) line(r rowOut) string {
 		b.WriteString(" [" + r.Op + "]")
 	}
 	if p.several {
-		b.WriteString(" #" + r.Channel)
+		b.WriteString(" #" + line(r.Channel))
 	}
 	switch {
 	case r.Op == string(chat.Deleted):
 		return b.String()
 	case r.System:
-		b.WriteString(" — " + r.Shown)
+		b.WriteString(" — " + termtext.Body(r.Shown, bodyIndent))
 		return b.String()
 	}
-	b.WriteString(" " + r.Label)
+	b.WriteString(" " + line(r.Label))
 	if r.ReplyTo != "" {
 		b.WriteString(" ↳" + shortID(r.ReplyTo))
 	}
@@ -71,22 +78,22 @@ func (p printer) line(r rowOut) string {
 	if r.Deleted {
 		text = "(deleted)"
 	}
-	b.WriteString(": " + text)
+	b.WriteString(": " + termtext.Body(text, bodyIndent))
 	var extra []string
 	if r.Edited {
 		extra = append(extra, "edited")
 	}
 	for _, rx := range r.Reactions {
-		extra = append(extra, fmt.Sprintf("%s %d", rx.Emoji, rx.Count))
+		extra = append(extra, fmt.Sprintf("%s %d", line(rx.Emoji), rx.Count))
 	}
 	if r.Replies > 0 {
 		extra = append(extra, fmt.Sprintf("%d replies", r.Replies))
 	}
 	for _, rc := range r.Receipts {
-		receipt := p.m.Names().Name(rc.Agent) + " " + rc.Status
+		receipt := line(p.m.Names().Name(rc.Agent) + " " + rc.Status)
 		if rc.Reason != "" {
 			reason, _, _ := strings.Cut(rc.Reason, "\n")
-			receipt += ": " + reason
+			receipt += ": " + line(reason)
 		}
 		extra = append(extra, receipt)
 	}
