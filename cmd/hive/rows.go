@@ -16,9 +16,10 @@ import (
 type rowOut struct {
 	Op string `json:"op,omitempty"` // added, edited, deleted, reacted (tail --follow)
 	chat.Row
-	Name  string `json:"name"`  // the author as shown (a device as its owner)
-	Label string `json:"label"` // with the device's name where it is one
-	Shown string `json:"shown"` // the text as shown: mentions as @name, a system row in words
+	Name   string `json:"name"`   // the author as shown (a device as its owner)
+	Label  string `json:"label"`  // with the device's name where it is one
+	Member string `json:"member"` // the member the author acts for: a paired device's owner, else the author
+	Shown  string `json:"shown"`  // the text as shown: mentions as @name, a system row in words
 }
 
 // printer prints rows of a model; several says rows of more than one
@@ -32,7 +33,7 @@ type printer struct {
 // out is r as printed.
 func (p printer) out(op chat.Op, r chat.Row) rowOut {
 	n := p.m.Names()
-	out := rowOut{Row: r, Name: n.Name(r.Author), Label: n.Label(r.Author), Shown: p.m.Text(r)}
+	out := rowOut{Row: r, Name: n.Name(r.Author), Label: n.Label(r.Author), Member: n.ActsFor(r.Author), Shown: p.m.Text(r)}
 	if op != chat.Added {
 		out.Op = string(op)
 	}
