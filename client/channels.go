@@ -111,7 +111,7 @@ func channelFromMeta(m nostr.Event) Channel {
 		}
 		switch t[0] {
 		case "name":
-			ch.Name = t[1]
+			ch.Name = chat.CleanName(t[1]) // as a member's name: nothing hidden or reordered
 		case "about":
 			ch.About = t[1]
 		case "visibility":

@@ -249,13 +249,4 @@ func TestEnvOrPrompt(t *testing.T) {
 	if _, err := EnvOrPrompt(lookup, nil)(); !errors.Is(err, ErrPassphraseRequired) || !strings.Contains(err.Error(), PassphraseEnv) {
 		t.Fatalf("no prompt: %v", err)
 	}
-	// A non-terminal input refuses to prompt and names the variable.
-	f, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Skip(err)
-	}
-	defer f.Close()
-	if _, err := TerminalPrompt(f, &strings.Builder{}, "Passphrase: ", false)(); !errors.Is(err, ErrPassphraseRequired) || !strings.Contains(err.Error(), PassphraseEnv) {
-		t.Fatalf("non-terminal prompt: %v", err)
-	}
 }

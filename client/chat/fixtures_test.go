@@ -29,7 +29,8 @@ type fixture struct {
 			Name  string `json:"name"`
 			Label string `json:"label"`
 		} `json:"names"`
-		Lookup map[string][]string `json:"lookup"`
+		Lookup     map[string][]string `json:"lookup"`
+		CleanNames map[string]string   `json:"clean_names"`
 	} `json:"expect"`
 }
 
@@ -128,6 +129,11 @@ func (fx fixture) check(t *testing.T, how string, m *chat.Model) {
 		}
 		if got := m.Names().Label(pk); got != want.Label {
 			t.Errorf("%s (%s): label of %s = %q, want %q", fx.Name, how, pk[:8], got, want.Label)
+		}
+	}
+	for in, want := range fx.Expect.CleanNames {
+		if got := chat.CleanName(in); got != want {
+			t.Errorf("%s: CleanName(%q) = %q, want %q", fx.Name, in, got, want)
 		}
 	}
 	for name, want := range fx.Expect.Lookup {

@@ -139,13 +139,13 @@ func printAttested(cmd *cobra.Command, what string, rows []client.AgentStatus) e
 			if r.ExpiresAt != nil {
 				exp = fmtTime(*r.ExpiresAt)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s", r.Name, r.Npub, exp, r.State())
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s", line(r.Name), r.Npub, exp, r.State())
 			if run {
 				state := "- (no bridge status)"
 				if r.Run != nil {
 					state = r.Run.Summary()
 				}
-				fmt.Fprintf(w, "\t%s", state)
+				fmt.Fprintf(w, "\t%s", line(state))
 			}
 			fmt.Fprintln(w)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client/observer"
+	"github.com/ainb/hive/client/termtext"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/tui/agentwatch"
 	"github.com/nbd-wtf/go-nostr"
@@ -90,7 +90,7 @@ while it watches.`,
 			case jsonOutput(cmd):
 				return watchJSON(out, frames, errc)
 			case plain || !isTerminal(out):
-				return watchLines(out, frames, errc)
+				return watchLines(termtext.NewWriter(out), frames, errc)
 			}
 			if err := agentwatch.Run(ctx, agentwatch.New(ctx, w.agent, frames, w.control)); err != nil {
 				return err
@@ -152,10 +152,8 @@ func (w *watcher) frames(ctx context.Context) (<-chan observer.Frame, <-chan err
 }
 
 func watchJSON(out io.Writer, frames <-chan observer.Frame, errc <-chan error) error {
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 	for fr := range frames {
-		if err := enc.Encode(fr); err != nil {
+		if err := writeJSON(out, fr); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/termtext"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
@@ -98,7 +99,7 @@ func newChannelListCmd() *cobra.Command {
 					}
 					return nil
 				}
-				w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+				w := tabwriter.NewWriter(humanOut(cmd), 2, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tNAME\tVISIBILITY\tROLE\tUNREAD\tMENTIONS")
 				for _, ch := range shown {
 					u, at := "-", "-"
@@ -109,7 +110,7 @@ func newChannelListCmd() *cobra.Command {
 					if role == "" {
 						role = "-"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", ch.ID, ch.Name, ch.Visibility, role, u, at)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", line(ch.ID), line(ch.Name), line(ch.Visibility), line(role), u, at)
 				}
 				return w.Flush()
 			})
@@ -132,9 +133,9 @@ func newChannelInfoCmd() *cobra.Command {
 					return err
 				}
 				return output(cmd, ch, func(w io.Writer) error {
-					fmt.Fprintf(w, "id:         %s\nname:       %s\nvisibility: %s\ntype:       %s\narchived:   %v\n", ch.ID, ch.Name, ch.Visibility, ch.Type, ch.Archived)
+					fmt.Fprintf(w, "id:         %s\nname:       %s\nvisibility: %s\ntype:       %s\narchived:   %v\n", line(ch.ID), line(ch.Name), line(ch.Visibility), line(ch.Type), ch.Archived)
 					if ch.About != "" {
-						fmt.Fprintf(w, "about:      %s\n", ch.About)
+						fmt.Fprintf(w, "about:      %s\n", termtext.Body(ch.About, "            "))
 					}
 					pks := make([]string, 0, len(ch.Members))
 					for pk := range ch.Members {
@@ -143,7 +144,7 @@ func newChannelInfoCmd() *cobra.Command {
 					sort.Strings(pks)
 					fmt.Fprintf(w, "members:    %d\n", len(pks))
 					for _, pk := range pks {
-						fmt.Fprintf(w, "  %-7s %s\n", ch.Members[pk], npub(pk))
+						fmt.Fprintf(w, "  %-7s %s\n", line(ch.Members[pk]), npub(pk))
 					}
 					return nil
 				})

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/termtext"
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
 )
@@ -135,9 +135,9 @@ func report(w io.Writer, asJSON bool, err error) int {
 	}
 	retryable := e.code == exitUnavailable || e.code == exitTimeout
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"error": class, "message": e.Error(), "retryable": retryable, "hint": e.hint})
-		fmt.Fprintf(w, "%s\n", b)
+		writeJSON(w, map[string]any{"error": class, "message": e.Error(), "retryable": retryable, "hint": e.hint})
 	} else {
+		w = termtext.NewWriter(w) // a refusal or a name in it may come from the hub
 		fmt.Fprintf(w, "hive: %v\n", e)
 		if e.hint != "" {
 			fmt.Fprintf(w, "hint: %s\n", e.hint)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/ainb/hive/client/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -16,16 +18,35 @@ func jsonOutput(cmd *cobra.Command) bool {
 
 // output is how every command prints a result: with --json one compact JSON
 // line (NDJSON: a stream calls it once per item), else the text human
-// writes. human may be nil when the JSON is all there is.
+// writes, through a termtext.Writer (spec/cli.md, "Untrusted text"). human
+// may be nil when the JSON is all there is.
 func output(cmd *cobra.Command, v any, human func(w io.Writer) error) error {
-	w := cmd.OutOrStdout()
 	if jsonOutput(cmd) || human == nil {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		return writeJSON(cmd.OutOrStdout(), v)
 	}
-	return human(w)
+	return human(humanOut(cmd))
 }
+
+// humanOut is the command's stdout for text a person reads: every control
+// character but newline and tab shown visibly, whatever wrote it.
+func humanOut(cmd *cobra.Command) io.Writer { return termtext.NewWriter(cmd.OutOrStdout()) }
+
+// writeJSON writes v as one compact JSON line, with what a terminal could
+// act on escaped (termtext.JSON: DEL, C1 and bidirectional controls as \u
+// escapes; encoding/json escapes the C0 controls).
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(b.Bytes()))
+	return err
+}
+
+// line is hub-supplied text for a one-line field, shown safely.
+func line(s string) string { return termtext.Line(s) }
 
 // outputLine is output with a one-line human form.
 func outputLine(cmd *cobra.Command, v any, format string, args ...any) error {

@@ -162,7 +162,7 @@ func encryptForTransfer(cmd *cobra.Command, k identity.Keys) (string, error) {
 			return nil, fmt.Errorf("%w: %v; set %s", identity.ErrPassphraseRequired, err, TransferPassphraseEnv)
 		}
 		defer closeTTY()
-		return identity.TerminalPrompt(tty, cmd.ErrOrStderr(), "Passphrase to protect the transferred key: ", true)()
+		return terminalPrompt(tty, cmd.ErrOrStderr(), "Passphrase to protect the transferred key: ", true)()
 	}
 	b, err := identity.EncodeKeyFile(k, identity.SaveOptions{Encrypt: true, Passphrase: identity.EnvOrPrompt(env, prompt)})
 	if err != nil {

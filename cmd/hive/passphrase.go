@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/ainb/hive/identity"
@@ -24,9 +26,48 @@ func passphraseSource(cmd *cobra.Command, confirm bool) identity.PassphraseFunc 
 		if confirm {
 			label = "New passphrase: "
 		}
-		return identity.TerminalPrompt(tty, cmd.ErrOrStderr(), label, confirm)()
+		return terminalPrompt(tty, cmd.ErrOrStderr(), label, confirm)()
 	}
 	return identity.EnvOrPrompt(os.LookupEnv, prompt)
+}
+
+// terminalPrompt returns a PassphraseFunc that writes label to out and reads
+// a line from the terminal in without echo. With confirm it asks twice and
+// refuses an empty or mismatched passphrase (use it when encrypting). If in
+// is not a terminal it fails with identity.ErrPassphraseRequired naming
+// identity.PassphraseEnv.
+func terminalPrompt(in *os.File, out io.Writer, label string, confirm bool) identity.PassphraseFunc {
+	return func() ([]byte, error) {
+		fd := int(in.Fd())
+		if !term.IsTerminal(fd) {
+			return nil, fmt.Errorf("%w: no terminal to ask on; set %s", identity.ErrPassphraseRequired, identity.PassphraseEnv)
+		}
+		fmt.Fprint(out, label)
+		p, err := term.ReadPassword(fd)
+		fmt.Fprintln(out)
+		if err != nil {
+			return nil, fmt.Errorf("reading passphrase: %w", err)
+		}
+		if !confirm {
+			return p, nil
+		}
+		if len(p) == 0 {
+			return nil, fmt.Errorf("%w: empty passphrase refused", identity.ErrPassphraseRequired)
+		}
+		fmt.Fprint(out, "Repeat passphrase: ")
+		p2, err := term.ReadPassword(fd)
+		fmt.Fprintln(out)
+		if err != nil {
+			clear(p)
+			return nil, fmt.Errorf("reading passphrase: %w", err)
+		}
+		defer clear(p2)
+		if !bytes.Equal(p, p2) {
+			clear(p)
+			return nil, fmt.Errorf("%w: the two passphrases differ", identity.ErrPassphraseRequired)
+		}
+		return p, nil
+	}
 }
 
 // terminal returns a terminal to prompt on: the command's standard input if

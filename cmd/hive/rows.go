@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/client/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -15,9 +16,10 @@ import (
 type rowOut struct {
 	Op string `json:"op,omitempty"` // added, edited, deleted, reacted (tail --follow)
 	chat.Row
-	Name  string `json:"name"`  // the author as shown (a device as its owner)
-	Label string `json:"label"` // with the device's name where it is one
-	Shown string `json:"shown"` // the text as shown: mentions as @name, a system row in words
+	Name   string `json:"name"`   // the author as shown (a device as its owner)
+	Label  string `json:"label"`  // with the device's name where it is one
+	Member string `json:"member"` // the member the author acts for: a paired device's owner, else the author
+	Shown  string `json:"shown"`  // the text as shown: mentions as @name, a system row in words
 }
 
 // printer prints rows of a model; several says rows of more than one
@@ -31,7 +33,7 @@ type printer struct {
 // out is r as printed.
 func (p printer) out(op chat.Op, r chat.Row) rowOut {
 	n := p.m.Names()
-	out := rowOut{Row: r, Name: n.Name(r.Author), Label: n.Label(r.Author), Shown: p.m.Text(r)}
+	out := rowOut{Row: r, Name: n.Name(r.Author), Label: n.Label(r.Author), Member: n.ActsFor(r.Author), Shown: p.m.Text(r)}
 	if op != chat.Added {
 		out.Op = string(op)
 	}
@@ -46,6 +48,12 @@ func (p printer) row(op chat.Op, r chat.Row) error {
 	})
 }
 
+// bodyIndent starts every line of a message after its first, so that no
+// line of it starts where a row header does.
+const bodyIndent = "    "
+
+// line is r as one row of text, every field from the hub shown safely
+// (termtext: a message's own lines indented).
 func (p printer) line(r rowOut) string {
 	var b strings.Builder
 	b.WriteString(time.Unix(int64(r.CreatedAt), 0).Format("2006-01-02 15:04:05"))
@@ -54,16 +62,16 @@ func (p printer) line(r rowOut) string {
 		b.WriteString(" [" + r.Op + "]")
 	}
 	if p.several {
-		b.WriteString(" #" + r.Channel)
+		b.WriteString(" #" + line(r.Channel))
 	}
 	switch {
 	case r.Op == string(chat.Deleted):
 		return b.String()
 	case r.System:
-		b.WriteString(" — " + r.Shown)
+		b.WriteString(" — " + termtext.Body(r.Shown, bodyIndent))
 		return b.String()
 	}
-	b.WriteString(" " + r.Label)
+	b.WriteString(" " + line(r.Label))
 	if r.ReplyTo != "" {
 		b.WriteString(" ↳" + shortID(r.ReplyTo))
 	}
@@ -71,22 +79,22 @@ func (p printer) line(r rowOut) string {
 	if r.Deleted {
 		text = "(deleted)"
 	}
-	b.WriteString(": " + text)
+	b.WriteString(": " + termtext.Body(text, bodyIndent))
 	var extra []string
 	if r.Edited {
 		extra = append(extra, "edited")
 	}
 	for _, rx := range r.Reactions {
-		extra = append(extra, fmt.Sprintf("%s %d", rx.Emoji, rx.Count))
+		extra = append(extra, fmt.Sprintf("%s %d", line(rx.Emoji), rx.Count))
 	}
 	if r.Replies > 0 {
 		extra = append(extra, fmt.Sprintf("%d replies", r.Replies))
 	}
 	for _, rc := range r.Receipts {
-		receipt := p.m.Names().Name(rc.Agent) + " " + rc.Status
+		receipt := line(p.m.Names().Name(rc.Agent) + " " + rc.Status)
 		if rc.Reason != "" {
 			reason, _, _ := strings.Cut(rc.Reason, "\n")
-			receipt += ": " + reason
+			receipt += ": " + line(reason)
 		}
 		extra = append(extra, receipt)
 	}

@@ -86,7 +86,7 @@ func printHit(cmd *cobra.Command, h client.SearchHit) error {
 		if h.Edited {
 			edited = " (edited)"
 		}
-		_, err := fmt.Fprintf(w, "%s %s #%s %s: %s%s\n", time.Unix(int64(h.CreatedAt), 0).Format("2006-01-02 15:04"), shortID(h.ID), ch, h.Label, h.Excerpt, edited)
+		_, err := fmt.Fprintf(w, "%s %s #%s %s: %s%s\n", time.Unix(int64(h.CreatedAt), 0).Format("2006-01-02 15:04"), shortID(h.ID), line(ch), line(h.Label), line(h.Excerpt), edited)
 		return err
 	})
 }

@@ -53,7 +53,7 @@ their observer frames (a turn in flight), to everyone else from their typing.`,
 					}
 					return nil
 				}
-				return printWho(cmd.OutOrStdout(), states)
+				return printWho(humanOut(cmd), states)
 			})
 		},
 	}
@@ -73,7 +73,7 @@ func printWho(out io.Writer, states []client.MemberState) error {
 		if st.Agent {
 			state = agentState(st)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", st.Name, st.Role, presence, state)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", line(st.Name), line(st.Role), line(presence), line(state))
 	}
 	return w.Flush()
 }

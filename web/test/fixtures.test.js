@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
-import { ChatModel } from '../src/model/index.js'
+import { ChatModel, cleanName } from '../src/model/index.js'
 import { shuffle } from './lib/shuffle.js'
 import { asGo } from './lib/gorow.js'
 
@@ -44,6 +44,9 @@ function check (fx, how, m) {
   for (const [pk, want] of Object.entries(ex.names || {})) {
     assert.equal(m.names.name(pk), want.name, `${fx.name} (${how}): name of ${pk.slice(0, 8)}`)
     assert.equal(m.names.label(pk), want.label, `${fx.name} (${how}): label of ${pk.slice(0, 8)}`)
+  }
+  for (const [given, want] of Object.entries(ex.clean_names || {})) {
+    assert.equal(cleanName(given), want, `${fx.name}: cleanName(${JSON.stringify(given)})`)
   }
   for (const [name, want] of Object.entries(ex.lookup || {})) {
     assert.deepStrictEqual(m.names.lookup(name), want || [], `${fx.name} (${how}): lookup ${JSON.stringify(name)}`)

@@ -2,6 +2,7 @@
 // timeline.go): channels from their hub-signed state, pages of a channel
 // with their overlays (two hops by #e) and the names of the keys they show.
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS, CONTENT_KINDS, tagValue } from '../model/kinds.js'
+import { cleanName } from '../model/names.js'
 
 /** SAME_SECOND_MARGIN is how many rows more than shown a page asks for (spec/chat.md, "Paging"). */
 export const SAME_SECOND_MARGIN = 20
@@ -10,7 +11,7 @@ function channelFromMeta (m) {
   const ch = { id: tagValue(m, 'd'), name: '', about: '', visibility: 'open', type: 'stream', archived: false, members: {}, role: '' }
   for (const t of m.tags) {
     if (t.length < 2) continue
-    if (t[0] === 'name') ch.name = t[1]
+    if (t[0] === 'name') ch.name = cleanName(t[1]) // as a member's name: nothing hidden or reordered
     else if (t[0] === 'about') ch.about = t[1]
     else if (t[0] === 'visibility') ch.visibility = t[1]
     else if (t[0] === 'type') ch.type = t[1]

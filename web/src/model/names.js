@@ -13,13 +13,35 @@ function field (meta, name, type, dflt) {
   return v
 }
 
+// INVISIBLE are the characters a name drops (client/termtext.Invisible):
+// the bidirectional controls, zero-width characters, U+FEFF, U+180E, the
+// soft hyphen and the controls; SPACE_CONTROL the controls that are white
+// space, which become a space.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+const SPACE_CONTROL = /[\t\n\v\f\r\u0085]/g
+
+/**
+ * cleanName is a name (a profile's name or display_name, a channel's name)
+ * as every surface shows it (spec/chat.md, "Names"; client/chat.CleanName):
+ * invisible and reordering characters dropped, a white-space control as a
+ * space, the ends trimmed.
+ */
+export function cleanName (s) {
+  return String(s).replace(SPACE_CONTROL, ' ').replace(INVISIBLE, '').trim()
+}
+
+/** foldName is how alike two clean names look (client/chat.Fold): NFKC, each character in lower case, white space runs as one space. */
+export function foldName (s) {
+  return [...s.normalize('NFKC')].map(c => c.toLowerCase()).join('').replace(/\s+/g, ' ').trim()
+}
+
 function profileOf (ev) {
   let meta = {}
   try { meta = JSON.parse(ev.content) } catch { meta = {} } // a profile that is not JSON has no name
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) meta = {}
   const p = { name: field(meta, 'name', 'string', ''), display: field(meta, 'display_name', 'string', ''), bot: field(meta, 'bot', 'boolean', false), device: false, owner: '', at: ev.created_at, id: ev.id }
-  p.name = p.name.trim()
-  p.display = p.display.trim()
+  p.name = cleanName(p.name)
+  p.display = cleanName(p.display)
   if ((ev.tags || []).some(t => t.length === 1 && t[0] === 'bot')) p.bot = true
   const tag = findAuthTag(ev)
   if (tag) {
@@ -32,13 +54,18 @@ function profileOf (ev) {
   return p
 }
 
-function foldEq (a, b) { return a.toLowerCase() === b.toLowerCase() || a.toUpperCase() === b.toUpperCase() }
+function ownName (p) { return p.display || p.name }
 
-/** Names is the directory of names, refreshed as newer profiles arrive. */
+/**
+ * Names is the directory of names, refreshed as newer profiles arrive; a
+ * name that looks like another key's (the same foldName) shows with the
+ * key's short npub.
+ */
 export class Names {
   constructor () {
     this.byKey = new Map()
     this.asked = new Set()
+    this.looks = new Map() // foldName of an own name -> how many keys (not devices) give it
   }
 
   /** seen records that pk's profile was looked up (it may have none). */
@@ -51,15 +78,21 @@ export class Names {
   apply (ev) {
     const old = this.byKey.get(ev.pubkey)
     if (old && (ev.created_at < old.at || (ev.created_at === old.at && ev.id >= old.id))) return false
-    this.byKey.set(ev.pubkey, profileOf(ev))
+    const p = profileOf(ev)
+    if (old && old.looks) this.looks.set(old.looks, this.looks.get(old.looks) - 1)
+    p.looks = ''
+    if (ownName(p) && !p.device) {
+      p.looks = foldName(ownName(p))
+      this.looks.set(p.looks, (this.looks.get(p.looks) || 0) + 1)
+    }
+    this.byKey.set(ev.pubkey, p)
     return true
   }
 
-  /** own is the name a key gives itself: display_name, else name, else its short npub. */
+  /** own is the name a key gives itself: display_name, else name, else its short npub; one another key's looks like too is followed by the short npub. */
   own (pk) {
     const p = this.byKey.get(pk)
-    if (p && p.display) return p.display
-    if (p && p.name) return p.name
+    if (p && ownName(p)) return this.looks.get(p.looks) > 1 ? `${ownName(p)} (${shortNpub(pk)})` : ownName(p)
     return shortNpub(pk)
   }
 
@@ -98,14 +131,15 @@ export class Names {
   /** agentsOf lists (sorted) the agents whose verified attestation names owner. */
   agentsOf (owner) { return [...this.byKey.keys()].filter(pk => this.isAgent(pk) && this.owner(pk) === owner).sort() }
 
-  /** lookup lists the keys (sorted) whose name or display_name is name, ignoring case and a leading @; never devices. */
+  /** lookup lists the keys (sorted) whose name or display_name looks like name (the same foldName of cleanName: case ignored), without a leading @; never devices. */
   lookup (name) {
     let n = name.trim()
     if (n.startsWith('@')) n = n.slice(1)
+    n = foldName(cleanName(n))
     const out = []
     for (const [pk, p] of this.byKey) {
       if (p.device) continue
-      if (foldEq(p.name, n) || foldEq(p.display, n)) out.push(pk)
+      if ((p.name && foldName(p.name) === n) || (p.display && foldName(p.display) === n)) out.push(pk)
     }
     return out.sort()
   }
