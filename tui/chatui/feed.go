@@ -149,7 +149,7 @@ func (m *Model) follow(since nostr.Timestamp) {
 	live := append(append(client.TimelineKinds(), client.OverlayKinds()...), kinds.Typing)
 	filters := []nostr.Filter{
 		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers}, Since: &since},
-		{Kinds: []int{kinds.ReadState}, Authors: []string{m.c.PublicKey()}, Since: &since},
+		{Kinds: []int{kinds.ReadState}, Since: &since}, // every key of the member (spec/channels.md, "Read state")
 		{Kinds: []int{kinds.Deletion}, Since: &since},
 	}
 	if len(ids) > 0 {
