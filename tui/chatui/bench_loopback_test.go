@@ -17,7 +17,7 @@ import (
 
 // fill publishes n of bob's messages to channel through the hub (8 at a
 // time), dated as a channel's history is: one a second up to now (a burst
-// of thousands in one second would be loaded whole: pageRows).
+// of thousands in one second would be loaded whole: client.FetchPage).
 func fill(b testing.TB, w *world, channel string, n int) {
 	b.Helper()
 	start := nostr.Now() - nostr.Timestamp(n)

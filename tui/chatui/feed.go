@@ -12,12 +12,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// pageSize is how many rows a channel page loads (on open and per page
-// up); maxSecond bounds the rows of one second a page completes.
-const (
-	pageSize  = 100
-	maxSecond = 5000
-)
+// pageSize is how many rows a channel page loads (on open and per page up).
+const pageSize = 100
 
 // loadedMsg is the first load: the member's channels, their newest pages
 // with overlays, every profile, and the read positions.
@@ -84,55 +80,8 @@ func (m *Model) load() tea.Cmd {
 // page fetches the newest page of channel's rows with their overlays
 // (the events only: the model applies them in Update).
 func page(ctx context.Context, c *client.Client, channel string) ([]nostr.Event, error) {
-	evs, _, err := pageRows(ctx, c, channel, pageSize, nil)
-	return evs, err
-}
-
-// pageRows fetches up to limit of channel's rows at or before until (nil:
-// the newest), and every row of the page's oldest second (the hub cuts a
-// page anywhere in a second: a burst of one second must not show with
-// gaps, and the next page starts a second earlier), with their overlays
-// and the retractions of those; rows is how many of the events are rows.
-func pageRows(ctx context.Context, c *client.Client, channel string, limit int, until *nostr.Timestamp) (evs []nostr.Event, rows int, err error) {
-	f := nostr.Filter{Kinds: client.TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until}
-	evs, err = c.Query(ctx, f)
-	if err != nil || len(evs) == 0 {
-		return evs, len(evs), err
-	}
-	if len(evs) == limit {
-		oldest := slices.MinFunc(evs, func(a, b nostr.Event) int { return int(a.CreatedAt) - int(b.CreatedAt) }).CreatedAt
-		f.Since, f.Until, f.Limit = &oldest, &oldest, maxSecond
-		second, err := c.Query(ctx, f)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, e := range second {
-			if !slices.ContainsFunc(evs, func(x nostr.Event) bool { return x.ID == e.ID }) {
-				evs = append(evs, e)
-			}
-		}
-	}
-	rows = len(evs)
-	ids := make([]string, len(evs))
-	for i, e := range evs {
-		ids[i] = e.ID
-	}
-	over, err := c.Query(ctx, nostr.Filter{Kinds: client.OverlayKinds(), Tags: nostr.TagMap{"e": ids}, Limit: 5000})
-	if err != nil {
-		return nil, 0, err
-	}
-	var oids []string
-	for _, o := range over {
-		oids = append(oids, o.ID)
-	}
-	if len(oids) > 0 {
-		retracted, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Deletion}, Tags: nostr.TagMap{"e": oids}, Limit: 5000})
-		if err != nil {
-			return nil, 0, err
-		}
-		over = append(over, retracted...)
-	}
-	return append(evs, over...), rows, nil
+	p, err := c.FetchPage(ctx, channel, pageSize, nil)
+	return p.Events, err
 }
 
 // follow (re)starts the live subscription over the joined channels: rows,

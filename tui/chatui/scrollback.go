@@ -25,10 +25,10 @@ func (m *Model) olderPage() tea.Cmd {
 	}
 	m.paging = true
 	c, ctx, ch := m.c, m.ctx, m.cur
-	before := at - 1 // the oldest loaded second is loaded whole (pageRows)
+	before := at - 1 // the oldest loaded second is loaded whole (client.FetchPage)
 	return func() tea.Msg {
-		evs, rows, err := pageRows(ctx, c, ch, pageSize, &before)
-		return olderMsg{channel: ch, evs: evs, rows: rows, err: err}
+		p, err := c.FetchPage(ctx, ch, pageSize, &before)
+		return olderMsg{channel: ch, evs: p.Events, rows: p.Rows, err: err}
 	}
 }
 

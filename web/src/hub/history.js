@@ -3,8 +3,8 @@
 // with their overlays (two hops by #e) and the names of the keys they show.
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS, CONTENT_KINDS, tagValue } from '../model/kinds.js'
 
-/** SAME_SECOND_MARGIN is how many rows more than shown a page asks for (spec/chat.md, "Paging"). */
-export const SAME_SECOND_MARGIN = 20
+/** SECOND_MAX bounds how many rows of one second a page completes (spec/chat.md, "Paging"). */
+export const SECOND_MAX = 5000
 
 function channelFromMeta (m) {
   const ch = { id: tagValue(m, 'd'), name: '', about: '', visibility: 'open', type: 'stream', archived: false, members: {}, role: '' }
@@ -93,9 +93,23 @@ export async function loadNames (hub, model, pks) {
   }
 }
 
-/** loadRows loads the rows filter f matches, their overlays and their keys' names into model; it returns the rows' events. */
-export async function loadRows (hub, model, f) {
+/**
+ * fetchRows asks for the rows filter f matches and, when the hub returns
+ * f.limit of them, the rest of the oldest second it returned (the hub cuts
+ * anywhere inside a second: a page never ends inside one).
+ */
+export async function fetchRows (hub, f) {
   const evs = await hub.query([f])
+  if (!evs.length || evs.length < f.limit) return evs
+  const oldest = evs.reduce((m, e) => Math.min(m, e.created_at), Infinity)
+  const seen = new Set(evs.map(e => e.id))
+  for (const e of await hub.query([{ ...f, since: oldest, until: oldest, limit: SECOND_MAX }])) if (!seen.has(e.id)) evs.push(e)
+  return evs
+}
+
+/** loadRows loads the rows filter f matches (fetchRows), their overlays and their keys' names into model; it returns the rows' events. */
+export async function loadRows (hub, model, f) {
+  const evs = await fetchRows(hub, f)
   model.applyAll(evs)
   await loadOverlays(hub, model, evs)
   await loadNames(hub, model, keysShown(evs))
@@ -103,26 +117,28 @@ export async function loadRows (hub, model, f) {
 }
 
 /**
- * loadPage loads the newest page of channel (or the page at or before
- * until): limit rows and SAME_SECOND_MARGIN more, so the rows of the cut's
- * second are all there. It returns the rows' events.
+ * loadPage loads a page of channel (client.FetchPage): its newest limit
+ * rows at or before until (default: the newest), the oldest second whole.
+ * It returns the rows' events; fewer than limit: the channel's start.
  */
 export function loadPage (hub, model, channel, { limit = 100, until } = {}) {
-  const f = { kinds: [...TIMELINE_KINDS], '#h': [channel], limit: limit + SAME_SECOND_MARGIN }
+  const f = { kinds: [...TIMELINE_KINDS], '#h': [channel], limit }
   if (until !== undefined) f.until = until
   return loadRows(hub, model, f)
 }
 
-/** loadOlder pages channel backwards; it returns how many rows were new (0: the channel's start). */
+/**
+ * loadOlder pages channel backwards: the page before the oldest loaded
+ * row's second (whole: every load completes its oldest second). It returns
+ * {rows, start}: how many rows came, and whether the channel's first row is loaded.
+ */
 export async function loadOlder (hub, model, channel, limit = 100) {
   const o = model.oldest(channel)
-  if (!o) return (await loadPage(hub, model, channel, { limit })).length
-  const before = model.len(channel)
-  await loadPage(hub, model, channel, { limit, until: o.at })
-  return model.len(channel) - before
+  const evs = await loadPage(hub, model, channel, o ? { limit, until: o.at - 1 } : { limit })
+  return { rows: evs.length, start: evs.length < limit }
 }
 
-/** loadUnread loads channel's content rows after since (up to cap), so unread counts cover more than a page. */
+/** loadUnread loads channel's content rows after since (up to cap, the oldest second whole), so unread counts cover more than a page. */
 export function loadUnread (hub, model, channel, since, cap = 500) {
   return loadRows(hub, model, { kinds: [...CONTENT_KINDS], '#h': [channel], since: since + 1, limit: cap })
 }

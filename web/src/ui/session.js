@@ -170,8 +170,8 @@ export class Session {
     const n = this.shown.get(ch) || PAGE;
     if (this.model.main(ch).length <= n) {
       if (this.atStart.has(ch)) return false;
-      const got = await loadOlder(this.hub, this.model, ch, PAGE);
-      if (!got) this.atStart.add(ch);
+      const { start } = await loadOlder(this.hub, this.model, ch, PAGE);
+      if (start) this.atStart.add(ch);
     }
     this.shown.set(ch, n + PAGE);
     this.changed();
