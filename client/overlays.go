@@ -72,7 +72,7 @@ const (
 // deletions of the overlays ids (hop 1), both in the same REQ, then the
 // deletions of the overlays hop 0 found.
 func (c *Client) loadOverlays(ctx context.Context, m *chat.Model, rows, overlays []string) error {
-	evs, err := c.fetchOverlays(ctx, rows, overlays)
+	evs, err := fetchOverlays(ctx, c.Query, rows, overlays)
 	for i := range evs {
 		m.Apply(&evs[i])
 	}
@@ -80,7 +80,7 @@ func (c *Client) loadOverlays(ctx context.Context, m *chat.Model, rows, overlays
 }
 
 // fetchOverlays fetches what loadOverlays loads, as events.
-func (c *Client) fetchOverlays(ctx context.Context, rows, overlays []string) ([]nostr.Event, error) {
+func fetchOverlays(ctx context.Context, q Querier, rows, overlays []string) ([]nostr.Event, error) {
 	var all []nostr.Event
 	for len(rows) > 0 || len(overlays) > 0 {
 		var fs []nostr.Filter
@@ -92,7 +92,7 @@ func (c *Client) fetchOverlays(ctx context.Context, rows, overlays []string) ([]
 		}
 		var next []string
 		for req := range slices.Chunk(fs, overlayFilters) {
-			o, err := c.Query(ctx, req...)
+			o, err := q(ctx, req...)
 			if err != nil {
 				return all, fmt.Errorf("overlays: %w", err)
 			}

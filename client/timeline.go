@@ -54,8 +54,17 @@ type Fetched struct {
 // deletions of those. It applies nothing, so a surface can run it on any
 // goroutine and apply the events on its own.
 func (c *Client) FetchPage(ctx context.Context, channel string, limit int, until *nostr.Timestamp) (Fetched, error) {
+	return FetchPageFrom(ctx, c.Query, channel, limit, until)
+}
+
+// Querier asks a hub for the events filters match (Client.Query).
+type Querier func(ctx context.Context, filters ...nostr.Filter) ([]nostr.Event, error)
+
+// FetchPageFrom is FetchPage asking q (spec/fixtures/session/page.json runs
+// it on a canned answer).
+func FetchPageFrom(ctx context.Context, q Querier, channel string, limit int, until *nostr.Timestamp) (Fetched, error) {
 	out := Fetched{Channel: channel}
-	evs, err := c.fetchRows(ctx, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until})
+	evs, err := fetchRows(ctx, q, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until})
 	if err != nil {
 		return out, err
 	}
@@ -67,21 +76,21 @@ func (c *Client) FetchPage(ctx context.Context, channel string, limit int, until
 			out.Oldest = e.CreatedAt
 		}
 	}
-	over, err := c.fetchOverlays(ctx, ids, nil)
+	over, err := fetchOverlays(ctx, q, ids, nil)
 	out.Events = append(evs, over...)
 	return out, err
 }
 
 // fetchRows fetches the rows f matches and, when the hub returns f.Limit of
 // them, the rest of the oldest second it returned (FetchPage).
-func (c *Client) fetchRows(ctx context.Context, f nostr.Filter) ([]nostr.Event, error) {
-	evs, err := c.Query(ctx, f)
+func fetchRows(ctx context.Context, q Querier, f nostr.Filter) ([]nostr.Event, error) {
+	evs, err := q(ctx, f)
 	if err != nil || len(evs) == 0 || len(evs) < f.Limit {
 		return evs, err
 	}
 	oldest := slices.MinFunc(evs, func(a, b nostr.Event) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) }).CreatedAt
 	f.Since, f.Until, f.Limit = &oldest, &oldest, secondMax
-	second, err := c.Query(ctx, f)
+	second, err := q(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +121,7 @@ func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, li
 // too when the hub returns f.Limit rows), their overlays by #e and the
 // profiles of the keys they show. It returns the rows' events.
 func (c *Client) LoadRows(ctx context.Context, m *chat.Model, f nostr.Filter) ([]nostr.Event, error) {
-	evs, err := c.fetchRows(ctx, f)
+	evs, err := fetchRows(ctx, c.Query, f)
 	if err != nil {
 		return nil, err
 	}

@@ -58,8 +58,8 @@ export function keysShown (evs) {
   return [...out].sort()
 }
 
-/** loadOverlays fetches the overlays of evs by #e, then the deletions of those overlays, into model; it returns them. */
-export async function loadOverlays (hub, model, evs) {
+/** fetchOverlays asks for the overlays of evs by #e, then the deletions of those overlays; it returns them. */
+export async function fetchOverlays (hub, evs) {
   let ids = evs.map(e => e.id)
   const all = []
   for (let hop = 0; hop < 2 && ids.length; hop++) {
@@ -67,13 +67,19 @@ export async function loadOverlays (hub, model, evs) {
     for (let i = 0; i < ids.length; i += 500) {
       const o = await hub.query([{ kinds: hop === 0 ? [...OVERLAY_KINDS] : [KIND.Deletion], '#e': ids.slice(i, i + 500), limit: 5000 }])
       for (const ev of o) {
-        model.apply(ev)
         all.push(ev)
         if (ev.kind !== KIND.Deletion && ev.kind !== KIND.DeleteInChannel) next.push(ev.id)
       }
     }
     ids = next
   }
+  return all
+}
+
+/** loadOverlays fetches the overlays of evs (fetchOverlays) into model; it returns them. */
+export async function loadOverlays (hub, model, evs) {
+  const all = await fetchOverlays(hub, evs)
+  model.applyAll(all)
   return all
 }
 
@@ -117,14 +123,30 @@ export async function loadRows (hub, model, f) {
 }
 
 /**
- * loadPage loads a page of channel (client.FetchPage): its newest limit
- * rows at or before until (default: the newest), the oldest second whole.
- * It returns the rows' events; fewer than limit: the channel's start.
+ * fetchPage asks for a page of channel as client.FetchPage does
+ * (spec/chat.md, "Paging"; spec/fixtures/session/page.json): its newest
+ * limit rows at or before until (default: the newest), the oldest second
+ * whole, with their overlays; it applies nothing. It resolves with
+ * {events (rows, then overlays), rows, start, oldest}.
  */
-export function loadPage (hub, model, channel, { limit = 100, until } = {}) {
+export async function fetchPage (hub, channel, { limit = 100, until } = {}) {
   const f = { kinds: [...TIMELINE_KINDS], '#h': [channel], limit }
   if (until !== undefined) f.until = until
-  return loadRows(hub, model, f)
+  const rows = await fetchRows(hub, f)
+  const oldest = rows.reduce((m, e) => Math.min(m, e.created_at), Infinity)
+  return { events: [...rows, ...await fetchOverlays(hub, rows)], rows: rows.length, start: rows.length < limit, oldest: rows.length ? oldest : 0 }
+}
+
+/**
+ * loadPage loads a page of channel (fetchPage) and its keys' names into
+ * model. It returns the rows' events; fewer than limit: the channel's start.
+ */
+export async function loadPage (hub, model, channel, { limit = 100, until } = {}) {
+  const p = await fetchPage(hub, channel, { limit, until })
+  model.applyAll(p.events)
+  const rows = p.events.slice(0, p.rows)
+  await loadNames(hub, model, keysShown(rows))
+  return rows
 }
 
 /**
