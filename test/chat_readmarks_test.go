@@ -88,7 +88,9 @@ func (p *tmuxPane) dropsWithin(what string, since time.Time, ok func(screen stri
 // that channel's unread count within 1 s, and opening it shows no
 // new-messages divider; the other way round, `hive chat` reads a channel
 // and the page drops its unread count within 1 s and shows no divider when
-// it opens it.
+// it opens it; and with the channel open in `hive chat` while its terminal
+// has lost the focus (nothing marked there), its divider and count go
+// within 1 s of the browser reading it.
 func TestReadMarksLiveBrowserAndChat(t *testing.T) {
 	w := startWebTeam(t)
 	w.pairBrowser(t)
@@ -136,6 +138,31 @@ func TestReadMarksLiveBrowserAndChat(t *testing.T) {
 		w.b.screenshot("divider")
 		t.Fatalf("lobby, read in the terminal, opens in the page with a new-messages divider")
 	}
+
+	// the terminal's focus is elsewhere (it marks nothing) and room opens
+	// there with a divider over two new rows; the browser reads room: the
+	// terminal drops the divider and the count within 1 s
+	bob := w.memberClient(t, "bob")
+	for _, text := range []string{"six", "seven"} {
+		ev := client.Message("room", text)
+		ev.CreatedAt = nostr.Now() + 1 // after the position the browser wrote (seconds)
+		if _, err := bob.Publish(ctxT(t), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.b.waitUntil("room shows 2 unread", fmt.Sprintf(`document.querySelector(%q)?.dataset.unread === "2"`, channelItem("room")))
+	chat.waitFor("2 unread in room", func(s string) bool { return sideLine(s, "# room") == "# room 2" })
+	chat.blur()
+	chat.keys("C-n") // lobby -> room, unseen
+	chat.waitFor("room open with a divider and 2 unread", func(s string) bool {
+		return strings.Contains(s, "new messages") && strings.Contains(s, "seven") && sideLine(s, "# room") == "▌ room 2"
+	})
+	before = time.Now()
+	w.openChannel(t, "room")
+	at = heard("room", before)
+	chat.dropsWithin("room read in the browser: the open room's divider and count drop", at, func(s string) bool {
+		return !strings.Contains(s, "new messages") && sideLine(s, "# room") == "▌ room"
+	})
 }
 
 // Issue 31 item 3, acceptance, `hive chat` ↔ `hive chat`: the member runs
