@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"slices"
 
 	"github.com/ainb/hive/client/chat"
 	"github.com/nbd-wtf/go-nostr"
@@ -14,12 +15,10 @@ type Page struct {
 	Newest nostr.Timestamp // created_at of the newest row loaded, deleted or not (what a reader has seen, for read-state)
 }
 
-// sameSecondMargin is how many rows more than asked a page fetches.
-const sameSecondMargin = 20
-
 // History loads up to limit rows of channel older than the row before (an
 // id; "" for the newest), with their overlays and their keys' names, into
-// a new chat model.
+// a new chat model: pages (FetchPage) until limit rows sit before it or the
+// channel's start is loaded.
 func (c *Client) History(ctx context.Context, channel string, limit int, before string) (Page, error) {
 	m := c.NewModel()
 	var until *nostr.Timestamp
@@ -30,26 +29,9 @@ func (c *Client) History(ctx context.Context, channel string, limit int, before 
 		}
 		before, until = b.ID, &b.CreatedAt
 	}
-	// The hub cuts a page by NIP-01 order (created_at, then id): fetch more,
-	// so the rows of the cut's second are all there to be put in order.
-	n := limit + sameSecondMargin
-	if until != nil {
-		n = limit + 50 // rows of the same second as before may be at or after it
-	}
-	if _, err := c.LoadPage(ctx, m, channel, n, until); err != nil {
+	rows, err := c.pageBefore(ctx, m, channel, limit, until, before)
+	if err != nil {
 		return Page{}, err
-	}
-	rows := m.Timeline(channel)
-	if before != "" {
-		for i, r := range rows {
-			if r.ID == before {
-				rows = rows[:i]
-				break
-			}
-		}
-		if _, loaded := m.Row(before); !loaded {
-			rows = nil // before is not a row of this channel
-		}
 	}
 	if len(rows) > limit {
 		rows = rows[len(rows)-limit:]
@@ -59,4 +41,30 @@ func (c *Client) History(ctx context.Context, channel string, limit int, before 
 		newest = m.Newest(channel)
 	}
 	return Page{Model: m, Rows: rows, Newest: newest}, nil
+}
+
+// pageBefore loads pages of channel into m, the first at or before until,
+// until at least limit rows sit before the row anchor ("": the newest
+// page's end) or the start is loaded; it returns the rows before anchor in
+// timeline order (none when anchor is not a row of channel).
+func (c *Client) pageBefore(ctx context.Context, m *chat.Model, channel string, limit int, until *nostr.Timestamp, anchor string) ([]chat.Row, error) {
+	p, err := c.LoadPage(ctx, m, channel, limit, until)
+	for {
+		if err != nil {
+			return nil, err
+		}
+		rows := m.Timeline(channel)
+		if anchor != "" {
+			if _, loaded := m.Row(anchor); !loaded {
+				return nil, nil // anchor is not a row of this channel
+			}
+			if i := slices.IndexFunc(rows, func(r chat.Row) bool { return r.ID == anchor }); i >= 0 {
+				rows = rows[:i]
+			}
+		}
+		if len(rows) >= limit || p.Start {
+			return rows, nil
+		}
+		p, err = c.LoadOlder(ctx, m, channel, limit)
+	}
 }

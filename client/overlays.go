@@ -72,6 +72,16 @@ const (
 // deletions of the overlays ids (hop 1), both in the same REQ, then the
 // deletions of the overlays hop 0 found.
 func (c *Client) loadOverlays(ctx context.Context, m *chat.Model, rows, overlays []string) error {
+	evs, err := fetchOverlays(ctx, c.Query, rows, overlays)
+	for i := range evs {
+		m.Apply(&evs[i])
+	}
+	return err
+}
+
+// fetchOverlays fetches what loadOverlays loads, as events.
+func fetchOverlays(ctx context.Context, q Querier, rows, overlays []string) ([]nostr.Event, error) {
+	var all []nostr.Event
 	for len(rows) > 0 || len(overlays) > 0 {
 		var fs []nostr.Filter
 		for chunk := range slices.Chunk(rows, overlayChunk) {
@@ -82,15 +92,18 @@ func (c *Client) loadOverlays(ctx context.Context, m *chat.Model, rows, overlays
 		}
 		var next []string
 		for req := range slices.Chunk(fs, overlayFilters) {
-			o, err := c.Query(ctx, req...)
+			o, err := q(ctx, req...)
 			if err != nil {
-				return fmt.Errorf("overlays: %w", err)
+				return all, fmt.Errorf("overlays: %w", err)
 			}
-			for i := range o {
-				next = appendOverlay(next, m, &o[i])
+			for _, ev := range o {
+				if ev.Kind != kinds.Deletion && ev.Kind != kinds.DeleteInChannel {
+					next = append(next, ev.ID) // a deletion may name it
+				}
 			}
+			all = append(all, o...)
 		}
 		rows, overlays = nil, next
 	}
-	return nil
+	return all, nil
 }

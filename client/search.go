@@ -106,7 +106,7 @@ func (c *Client) Around(ctx context.Context, id string, n int) (Page, error) {
 	}
 	ch, at := ChannelOf(target), target.CreatedAt
 	m := c.NewModel()
-	if _, err := c.LoadPage(ctx, m, ch, n+50, &at); err != nil {
+	if _, err := c.pageBefore(ctx, m, ch, n, &at, target.ID); err != nil {
 		return Page{}, err
 	}
 	after, err := c.Query(ctx, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {ch}}, Since: &at, Limit: 5000})

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -28,43 +29,120 @@ func (c *Client) Member() string {
 // NewModel is an empty chat model for the client's member.
 func (c *Client) NewModel() *chat.Model { return chat.New(c.Member()) }
 
-// LoadPage loads into m a page of channel: up to limit content rows at or
-// before until (nil: the newest), their overlays by #e, and the profiles
-// of the keys they show. It returns the rows' events, oldest first.
-func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, limit int, until *nostr.Timestamp) ([]nostr.Event, error) {
-	return c.LoadRows(ctx, m, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until})
+// secondMax bounds how many rows of one second a page completes (the
+// hub's max_limit is at least this).
+const secondMax = 5000
+
+// Fetched is a page of a channel as the hub answered it, not yet applied to
+// any model (spec/chat.md, "Paging"): the rows and their overlays.
+type Fetched struct {
+	Channel string
+	Events  []nostr.Event // the rows, then their overlays and the retractions of those
+	Rows    int           // how many of Events are rows
+	// Start: the page holds fewer rows than asked, so the channel's first
+	// row is among them.
+	Start bool
+	// Oldest is the second of the page's oldest row, whole in the page (the
+	// next older page asks until Oldest - 1); 0 without rows.
+	Oldest nostr.Timestamp
 }
 
-// LoadRows loads into m the rows f matches, their overlays by #e and the
-// profiles of the keys they show. It returns the rows' events.
-func (c *Client) LoadRows(ctx context.Context, m *chat.Model, f nostr.Filter) ([]nostr.Event, error) {
-	evs, err := c.Query(ctx, f)
+// FetchPage fetches a page of channel: its newest limit rows at or before
+// until (nil: the newest) and, when the hub returns limit rows, every other
+// row of the page's oldest second (the hub cuts a page anywhere inside a
+// second: a page never ends inside one), with their overlays by #e and the
+// deletions of those. It applies nothing, so a surface can run it on any
+// goroutine and apply the events on its own.
+func (c *Client) FetchPage(ctx context.Context, channel string, limit int, until *nostr.Timestamp) (Fetched, error) {
+	return FetchPageFrom(ctx, c.Query, channel, limit, until)
+}
+
+// Querier asks a hub for the events filters match (Client.Query).
+type Querier func(ctx context.Context, filters ...nostr.Filter) ([]nostr.Event, error)
+
+// FetchPageFrom is FetchPage asking q (spec/fixtures/session/page.json runs
+// it on a canned answer).
+func FetchPageFrom(ctx context.Context, q Querier, channel string, limit int, until *nostr.Timestamp) (Fetched, error) {
+	out := Fetched{Channel: channel}
+	evs, err := fetchRows(ctx, q, nostr.Filter{Kinds: TimelineKinds(), Tags: nostr.TagMap{"h": {channel}}, Limit: limit, Until: until})
+	if err != nil {
+		return out, err
+	}
+	out.Rows, out.Start = len(evs), len(evs) < limit
+	ids := make([]string, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+		if out.Oldest == 0 || e.CreatedAt < out.Oldest {
+			out.Oldest = e.CreatedAt
+		}
+	}
+	over, err := fetchOverlays(ctx, q, ids, nil)
+	out.Events = append(evs, over...)
+	return out, err
+}
+
+// fetchRows fetches the rows f matches and, when the hub returns f.Limit of
+// them, the rest of the oldest second it returned (FetchPage).
+func fetchRows(ctx context.Context, q Querier, f nostr.Filter) ([]nostr.Event, error) {
+	evs, err := q(ctx, f)
+	if err != nil || len(evs) == 0 || len(evs) < f.Limit {
+		return evs, err
+	}
+	oldest := slices.MinFunc(evs, func(a, b nostr.Event) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) }).CreatedAt
+	f.Since, f.Until, f.Limit = &oldest, &oldest, secondMax
+	second, err := q(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	for i := range evs {
-		m.Apply(&evs[i])
+	seen := make(map[string]bool, len(evs))
+	for _, e := range evs {
+		seen[e.ID] = true
 	}
+	for _, e := range second {
+		if !seen[e.ID] {
+			evs = append(evs, e)
+		}
+	}
+	return evs, nil
+}
+
+// LoadPage loads into m a page of channel (FetchPage) and the profiles of
+// the keys it shows. It returns the page.
+func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, limit int, until *nostr.Timestamp) (Fetched, error) {
+	p, err := c.FetchPage(ctx, channel, limit, until)
+	if err != nil {
+		return p, err
+	}
+	m.ApplyAll(p.Events)
+	return p, c.LoadNames(ctx, m, KeysShown(p.Events[:p.Rows])...)
+}
+
+// LoadRows loads into m the rows f matches (the rest of the oldest second
+// too when the hub returns f.Limit rows), their overlays by #e and the
+// profiles of the keys they show. It returns the rows' events.
+func (c *Client) LoadRows(ctx context.Context, m *chat.Model, f nostr.Filter) ([]nostr.Event, error) {
+	evs, err := fetchRows(ctx, c.Query, f)
+	if err != nil {
+		return nil, err
+	}
+	m.ApplyAll(evs)
 	if err := c.LoadOverlays(ctx, m, evs); err != nil {
 		return nil, err
 	}
 	return evs, c.LoadNames(ctx, m, KeysShown(evs)...)
 }
 
-// LoadOlder pages channel backwards in m: up to limit rows older than the
-// oldest loaded (the rows of its second come again and merge once). It
-// returns how many rows were new; 0 means the channel's start was reached.
-func (c *Client) LoadOlder(ctx context.Context, m *chat.Model, channel string, limit int) (int, error) {
-	_, at, ok := m.Oldest(channel)
-	if !ok {
-		evs, err := c.LoadPage(ctx, m, channel, limit, nil)
-		return len(evs), err
+// LoadOlder pages channel backwards in m: the page before the oldest
+// loaded row's second (whole in m: every page and LoadRows loads its
+// oldest second whole). It returns the page; Start means the channel's
+// first row is loaded.
+func (c *Client) LoadOlder(ctx context.Context, m *chat.Model, channel string, limit int) (Fetched, error) {
+	var until *nostr.Timestamp
+	if _, at, ok := m.Oldest(channel); ok {
+		before := at - 1
+		until = &before
 	}
-	before := m.Len(channel)
-	if _, err := c.LoadPage(ctx, m, channel, limit+sameSecondMargin, &at); err != nil {
-		return 0, err
-	}
-	return m.Len(channel) - before, nil
+	return c.LoadPage(ctx, m, channel, limit, until)
 }
 
 // LoadNames fetches the kind 0 profiles of pks that m does not name yet,

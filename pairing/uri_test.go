@@ -7,11 +7,10 @@ import (
 	"testing"
 )
 
-const (
-	goodPK     = vecSourcePK
-	goodSecret = vecSecret
-	goodRelay  = "wss%3A%2F%2Frelay%2Eexample%2Ecom"
-)
+// goodPK and goodSecret are the vectors' (set with them).
+var goodPK, goodSecret string
+
+const goodRelay = "wss%3A%2F%2Frelay%2Eexample%2Ecom"
 
 func goodURI() string {
 	return Scheme + goodPK + "?secret=" + goodSecret + "&relay=" + goodRelay + "&v=1"

@@ -72,17 +72,28 @@ func (p *tmuxPane) tmux(args ...string) string {
 // keys sends keys (tmux key names, or literal text with -l).
 func (p *tmuxPane) keys(keys ...string) {
 	p.t.Helper()
-	p.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...)
+	p.tmux(append([]string{"send-keys", "-t", chatPane}, keys...)...)
 }
 
 // say types text literally, then Enter.
 func (p *tmuxPane) say(text string) {
 	p.t.Helper()
-	p.tmux("send-keys", "-t", "chat", "-l", text)
+	p.tmux("send-keys", "-t", chatPane, "-l", text)
 	p.keys("Enter")
 }
 
-func (p *tmuxPane) screen() string { p.t.Helper(); return p.tmux("capture-pane", "-p", "-t", "chat") }
+func (p *tmuxPane) screen() string { p.t.Helper(); return p.tmux("capture-pane", "-p", "-t", chatPane) }
+
+// chatPane is the pane hive chat runs in.
+const chatPane = "chat"
+
+// blur tells hive chat that its terminal lost the focus, as a terminal
+// reports it (CSI O, focus reporting is on): the person looks elsewhere
+// and nothing is marked read.
+func (p *tmuxPane) blur() {
+	p.t.Helper()
+	p.tmux("send-keys", "-t", chatPane, "-H", "1b", "5b", "4f")
+}
 
 // waitFor polls the screen until ok holds, failing with the last screen.
 func (p *tmuxPane) waitFor(what string, ok func(screen string) bool) string {

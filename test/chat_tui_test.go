@@ -34,7 +34,9 @@ func TestChatTUITwoMembers(t *testing.T) {
 	bob.keys("Tab")
 	bob.waitText("> @alice")
 	bob.say("are you there?")
-	bob.waitText("bob: @alice are you there?")
+	bob.waitFor("the message stored (not the pending row)", func(s string) bool {
+		return strings.Contains(s, "bob: @alice are you there?") && !strings.Contains(s, "sending…")
+	})
 	alicePK, _ := identity.ParsePublicKey(w.npub["alice"])
 	if rs := w.history(t, "bob"); len(rs) != 3 || !slices.Equal(rs[2].Mentions, []string{alicePK}) {
 		t.Fatalf("the completed @alice is not a p tag: %+v", rs)

@@ -37,12 +37,7 @@ func unreadOn(t *testing.T, c *cli, id string) int {
 // another member cannot read either device's position.
 func TestReadStateAcrossDevices(t *testing.T) {
 	h := startPairingHub(t)
-	h.owner.ok("channel", "create", "general")
-	bob := newCLI(t)
-	var b struct{ Npub string }
-	json.Unmarshal([]byte(bob.ok("profile", "add", "bob", "--hub", h.hub.URL, "--pin", h.pin, "--new-key", "--json")), &b)
-	h.owner.ok("member", "add", b.Npub)
-	bob.ok("channel", "join", "general")
+	bob := h.withBob(t, "general")
 	for _, text := range []string{"one", "two", "three"} {
 		bob.ok("send", "general", text)
 	}

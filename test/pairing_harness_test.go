@@ -140,6 +140,21 @@ func startPairingHub(t *testing.T) *pairingHub {
 	return &pairingHub{hub: p, pin: pin, data: data, owner: owner}
 }
 
+// withBob creates channels as the owner and adds a member "bob" (a CLI
+// profile of a new key, in a HIVE_HOME of its own) who joins them.
+func (h *pairingHub) withBob(t *testing.T, channels ...string) *cli {
+	t.Helper()
+	bob := newCLI(t)
+	var b struct{ Npub string }
+	json.Unmarshal([]byte(bob.ok("profile", "add", "bob", "--hub", h.hub.URL, "--pin", h.pin, "--new-key", "--json")), &b)
+	h.owner.ok("member", "add", b.Npub)
+	for _, ch := range channels {
+		h.owner.ok("channel", "create", ch)
+		bob.ok("channel", "join", ch)
+	}
+	return bob
+}
+
 // ownerClient connects as the hub's admin.
 func (h *pairingHub) ownerClient(t *testing.T) *client.Client {
 	t.Helper()

@@ -122,7 +122,7 @@ func newTailCmd() *cobra.Command {
 					if limit == 0 {
 						continue
 					}
-					if _, err := s.LoadPage(ctx, m, id, limit+20, nil); err != nil { // the cut's second whole (see History)
+					if _, err := s.LoadPage(ctx, m, id, limit, nil); err != nil {
 						return nil, nil, err
 					}
 					rows := m.Timeline(id)

@@ -32,18 +32,18 @@ func (m *Model) watchAgents() tea.Cmd {
 	if m.pane != nil || m.opt.ObserverKey == nil {
 		return nil
 	}
-	names := m.chat.Names()
-	i := slices.IndexFunc(m.profiles, func(pk string) bool { return names.IsAgent(pk) && names.Owner(pk) == m.c.Member() })
+	names := m.chat().Names()
+	i := slices.IndexFunc(m.s.Profiles(), func(pk string) bool { return names.IsAgent(pk) && names.Owner(pk) == m.c().Member() })
 	if i < 0 {
 		return nil
 	}
-	agent := m.profiles[i]
+	agent := m.s.Profiles()[i]
 	ck, err := m.opt.ObserverKey(agent)
 	if err != nil {
 		return nil
 	}
 	p := &agentPane{agent: agent, ck: ck, frames: make(chan observer.Frame, 256)}
-	c, ctx := m.c, m.ctx
+	c, ctx := m.c(), m.ctx
 	send := func(ctx context.Context, ctl observer.Control) error {
 		ev, err := observer.SealFrame(ctl, ck, agent)
 		if err != nil {
@@ -111,7 +111,7 @@ func (m *Model) pendingAsk() string {
 
 // paneView is the agent pane, width wide and height high.
 func (m *Model) paneView(width, height int) string {
-	head := bold.Render(truncate("agent "+clean(m.chat.Names().Name(m.pane.agent), false)+" · 1-9 answer · c cancel · Esc back", width))
+	head := bold.Render(truncate("agent "+clean(m.chat().Names().Name(m.pane.agent), false)+" · 1-9 answer · c cancel · Esc back", width))
 	body := strings.Split(clean(m.pane.watch.View(), true), "\n")
 	body = bottomLines(body, height-1)
 	for i := range body {

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/session"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 // fill publishes n of bob's messages to channel through the hub (8 at a
 // time), dated as a channel's history is: one a second up to now (a burst
-// of thousands in one second would be loaded whole: pageRows).
+// of thousands in one second would be loaded whole: client.FetchPage).
 func fill(b testing.TB, w *world, channel string, n int) {
 	b.Helper()
 	start := nostr.Now() - nostr.Timestamp(n)
@@ -55,7 +56,7 @@ func BenchmarkFirstScreen10000Stored(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		m := New(ctx, w.alice, Options{Channel: "general"})
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-		m.Update(m.load()())
+		m.Update(m.s.Load()(ctx))
 		if !strings.Contains(m.View(), "stored ") {
 			b.Fatal("the first screen shows no stored message")
 		}
@@ -73,7 +74,10 @@ func BenchmarkLiveMessageLoopback(b *testing.B) {
 	defer cancel()
 	m := New(ctx, w.alice, Options{Channel: "general"})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	m.Update(m.load()())
+	m.Update(m.s.Load()(ctx))
+	next := make(chan tea.Msg, 1)
+	wait := func() { j := m.s.Next(); go func() { next <- j(ctx) }() }
+	wait()
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
@@ -87,8 +91,9 @@ func BenchmarkLiveMessageLoopback(b *testing.B) {
 				b.Fatalf("%q never showed", want)
 			}
 			select {
-			case evs := <-m.feed:
-				m.Update(eventsMsg{evs: evs})
+			case msg := <-next:
+				m.Update(msg)
+				wait()
 			case <-time.After(time.Second):
 			}
 		}
@@ -122,7 +127,7 @@ func TestMemory50Channels20000Rows(t *testing.T) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.Update(loadedMsg{channels: chans, events: evs})
+	m.Update(session.Loaded{Channels: chans, Events: evs})
 	for range 50 { // every channel opened and drawn once
 		m.step(1)
 		m.View()
@@ -134,7 +139,7 @@ func TestMemory50Channels20000Rows(t *testing.T) {
 	heap := int64(after.HeapInuse) - int64(before.HeapInuse)
 	rows := 0
 	for _, ch := range chans {
-		rows += m.chat.Len(ch.ID)
+		rows += m.chat().Len(ch.ID)
 	}
 	if rows != 20000 {
 		t.Fatalf("%d rows loaded, want 20000", rows)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/session"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkLiveMessage5000Rows(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		m.Update(eventsMsg{evs: evs[5000+i : 5001+i]})
+		m.Update(session.Batch{Events: evs[5000+i : 5001+i]})
 		m.View()
 	}
 }
@@ -45,7 +46,7 @@ func loaded(b testing.TB, n, extra int) (*Model, []nostr.Event) {
 		}
 		evs = append(evs, ev)
 	}
-	m.Update(loadedMsg{channels: []client.Channel{{ID: "general", Name: "general"}}, events: evs[:n]})
+	m.Update(session.Loaded{Channels: []client.Channel{{ID: "general", Name: "general"}}, Events: evs[:n]})
 	m.View()
 	return m, evs
 }

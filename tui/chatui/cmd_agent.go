@@ -19,13 +19,13 @@ func (m *Model) threadTurn(running bool) *observer.TurnView {
 	turns := m.pane.watch.Transcript().Turns
 	for i := len(turns) - 1; i >= 0; i-- {
 		t := turns[i]
-		if t.Channel != m.cur || t.Session == "" || (running && t.Stop != "") {
+		if t.Channel != m.s.Current() || t.Session == "" || (running && t.Stop != "") {
 			continue
 		}
-		if m.thread == "" {
+		if m.s.Thread() == "" {
 			return t
 		}
-		if r, ok := m.chat.Row(t.Turn); t.Turn == m.thread || (ok && r.Root == m.thread) {
+		if r, ok := m.chat().Row(t.Turn); t.Turn == m.s.Thread() || (ok && r.Root == m.s.Thread()) {
 			return t
 		}
 	}
@@ -34,7 +34,7 @@ func (m *Model) threadTurn(running bool) *observer.TurnView {
 
 // control sends a control frame to the member's agent and says notice.
 func (m *Model) control(c observer.Control, notice string) tea.Cmd {
-	p, cl, ctx := m.pane, m.c, m.ctx
+	p, cl, ctx := m.pane, m.c(), m.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -75,10 +75,10 @@ func (m *Model) noTurn(what string) string {
 	switch {
 	case m.pane == nil:
 		return "no agent of yours " + what + " (only an agent's owner steers and cancels it)"
-	case m.thread != "":
+	case m.s.Thread() != "":
 		return m.agentName() + " has no turn in this thread " + what
 	}
 	return m.agentName() + " has no turn in this channel " + what
 }
 
-func (m *Model) agentName() string { return clean(m.chat.Names().Name(m.pane.agent), false) }
+func (m *Model) agentName() string { return clean(m.chat().Names().Name(m.pane.agent), false) }

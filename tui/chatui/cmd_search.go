@@ -27,7 +27,7 @@ type searchedMsg struct {
 
 // cmdSearch searches the messages the member can read (hive search).
 func (m *Model) cmdSearch(arg string) tea.Cmd {
-	c, ctx := m.c, m.ctx
+	c, ctx := m.c(), m.ctx
 	return func() tea.Msg {
 		hits, err := c.Search(ctx, arg, client.SearchOptions{Limit: 50})
 		return searchedMsg{query: arg, hits: hits, err: err}
@@ -47,13 +47,17 @@ func (m *Model) searched(msg searchedMsg) {
 	m.say(false, fmt.Sprintf("%d results for %q · Esc closes", len(msg.hits), msg.query))
 }
 
-// searchLines renders the results, width wide and height high.
-func (m *Model) searchLines(width, height int) string {
-	lines := []string{bold.Render(truncate("search: "+oneLine(clean(m.search.query, false)), width))}
-	if len(m.search.hits) == 0 {
+// update handles a key while the results are shown; it reports whether
+// the key (Esc) closes them. Other keys go on to the chat.
+func (v *searchView) update(k tea.KeyMsg, km KeyMap) (closed bool) { return km.is(k, "close") }
+
+// view renders the results, width wide and height high.
+func (v *searchView) view(width, height int) string {
+	lines := []string{bold.Render(truncate("search: "+oneLine(clean(v.query, false)), width))}
+	if len(v.hits) == 0 {
 		lines = append(lines, dim.Render("no messages match"))
 	}
-	for _, h := range m.search.hits {
+	for _, h := range v.hits {
 		ch := h.ChannelName
 		if ch == "" {
 			ch = h.Channel

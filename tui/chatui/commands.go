@@ -38,7 +38,7 @@ func commands() []command {
 		{"search", "TEXT", "search the messages you can read (hive search)", (*Model).cmdSearch},
 		{"steer", "TEXT", "steer your agent's turn in this thread (hive agent steer)", (*Model).cmdSteer},
 		{"cancel", "", "cancel your agent's turn in this thread (hive agent cancel)", (*Model).cmdCancel},
-		{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = true; return nil }},
+		{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = &helpView{}; return nil }},
 		{"quit", "", "leave hive chat", func(*Model, string) tea.Cmd { return func() tea.Msg { return quitMsg{} } }},
 	}
 }
@@ -58,7 +58,7 @@ func (m *Model) command(line string) tea.Cmd {
 		m.say(true, fmt.Sprintf("usage: /%s %s", c.name, c.args))
 		return nil
 	}
-	if m.cur == "" && !slices.Contains([]string{"join", "create", "dm", "search", "help", "quit"}, c.name) {
+	if m.s.Current() == "" && !slices.Contains([]string{"join", "create", "dm", "search", "help", "quit"}, c.name) {
 		m.say(true, "no channel open: /join NAME or /dm NAME")
 		return nil
 	}
@@ -67,7 +67,7 @@ func (m *Model) command(line string) tea.Cmd {
 
 // call runs fn against the hub in the background and reports its end.
 func (m *Model) call(fn func(ctx context.Context, c *client.Client) doneMsg) tea.Cmd {
-	c, ctx := m.c, m.ctx
+	c, ctx := m.c(), m.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -100,8 +100,8 @@ func (m *Model) cmdJoin(arg string) tea.Cmd {
 }
 
 func (m *Model) cmdLeave(string) tea.Cmd {
-	m.leaving = m.cur
-	return m.publishing(client.ChannelLeave(m.cur), "left #"+m.channel().Name, doneMsg{reload: true})
+	m.s.Leaving()
+	return m.publishing(client.ChannelLeave(m.s.Current()), "left #"+m.s.Channel().Name, doneMsg{reload: true})
 }
 
 func (m *Model) cmdDM(arg string) tea.Cmd {
@@ -122,7 +122,7 @@ func (m *Model) cmdDM(arg string) tea.Cmd {
 }
 
 func (m *Model) cmdAdd(arg string) tea.Cmd {
-	ch := m.cur
+	ch := m.s.Current()
 	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
 		pk, err := c.ResolveKey(ctx, arg)
 		if err != nil {
@@ -136,12 +136,12 @@ func (m *Model) cmdAdd(arg string) tea.Cmd {
 }
 
 func (m *Model) cmdTopic(arg string) tea.Cmd {
-	return m.publishing(client.ChannelEdit(m.cur, "", arg, ""), "topic set", doneMsg{reload: true})
+	return m.publishing(client.ChannelEdit(m.s.Current(), "", arg, ""), "topic set", doneMsg{reload: true})
 }
 
 // targetEvent is the event of the message a command acts on.
 func (m *Model) targetEvent(own bool) (nostr.Event, bool) {
-	ev, ok := m.events[m.target(own)]
+	ev, ok := m.s.Event(m.target(own))
 	if !ok {
 		what := "no message here"
 		if own {
@@ -169,7 +169,7 @@ func (m *Model) cmdEdit(arg string) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	return m.publish(client.Edit(ev, arg), arg, true)
+	return m.run(m.s.Edit(client.Edit(ev, arg), arg))
 }
 
 func (m *Model) cmdDelete(string) tea.Cmd {
@@ -187,15 +187,15 @@ func (m *Model) cmdThread(string) tea.Cmd {
 }
 
 func (m *Model) cmdWho(string) tea.Cmd {
-	ch := m.channel()
-	names := m.chat.Names()
+	ch := m.s.Channel()
+	names := m.chat().Names()
 	var out []string
 	for pk, role := range ch.Members {
 		s := clean(names.Label(pk), false)
 		if role != "" && role != "member" {
 			s += " (" + role + ")"
 		}
-		if p := m.chat.Live().Presence(pk, m.opt.Now()); p != "" && p != "offline" {
+		if p := m.chat().Live().Presence(pk, m.opt.Now()); p != "" && p != "offline" {
 			s += " · " + p
 		}
 		out = append(out, s)

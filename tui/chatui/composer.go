@@ -1,28 +1,14 @@
 package chatui
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/session"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/nbd-wtf/go-nostr"
 )
-
-// sendTimeout bounds how long a message waits for its OK (through
-// reconnects) before it shows as not sent.
-const sendTimeout = 2 * time.Minute
-
-// sentMsg is a publish's end.
-type sentMsg struct {
-	ev   nostr.Event
-	text string
-	err  error
-	edit bool
-}
 
 // composerKey handles a key in the composer.
 func (m *Model) composerKey(k tea.KeyMsg) tea.Cmd {
@@ -62,80 +48,65 @@ func (m *Model) submit() tea.Cmd {
 		return m.command(text)
 	}
 	text = strings.TrimPrefix(text, "/") // "//" sends a leading slash
-	if m.cur == "" {
+	if m.s.Current() == "" {
 		m.say(true, "no channel open: /join NAME or /dm NAME")
 		return nil
 	}
 	if m.editing != "" {
-		target := m.events[m.editing]
+		target, _ := m.s.Event(m.editing)
 		m.editing = ""
 		m.composer.Reset()
-		return m.publish(client.Edit(target, text), text, true)
+		return m.run(m.s.Edit(client.Edit(target, text), text))
 	}
-	pks, err := client.MentionsIn(m.chat.Names(), text)
+	pks, err := client.MentionsIn(m.chat().Names(), text)
 	if err != nil {
 		m.say(true, errText(err))
 		return nil
 	}
-	ev := client.Message(m.cur, text, pks...)
-	if parent, ok := m.events[m.replyTarget()]; ok && m.thread != "" {
+	ev := client.Message(m.s.Current(), text, pks...)
+	if parent, ok := m.s.Event(m.replyTarget()); ok && m.s.Thread() != "" {
 		ev = client.Reply(parent, text, pks...)
 	}
-	signed, err := m.c.Sign(ev)
+	job, err := m.s.Send(ev, text)
 	if err != nil {
 		m.say(true, errText(err))
 		return nil
 	}
-	m.pending = append(m.pending, pending{ev: signed, text: text})
 	m.composer.Reset()
-	m.divider = "" // sending clears the new-messages divider
+	m.s.ClearDivider() // sending clears the new-messages divider
 	m.timeline.GotoBottom()
-	return m.publish(signed, text, false)
-}
-
-// publish sends ev and waits for the hub's OK (queued while reconnecting).
-func (m *Model) publish(ev nostr.Event, text string, edit bool) tea.Cmd {
-	c, ctx := m.c, m.ctx
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
-		defer cancel()
-		stored, err := c.Publish(ctx, ev)
-		return sentMsg{ev: stored, text: text, err: err, edit: edit}
-	}
+	return m.run(job)
 }
 
 // sent takes a publish's end: the row joins the timeline, or the hub's
-// reason shows on one line and the text comes back to the composer.
-func (m *Model) sent(msg sentMsg) tea.Cmd {
-	m.dropPending(msg.ev.ID)
-	if msg.err != nil {
-		what := "not sent"
-		if msg.edit {
-			what = "not edited"
-		}
-		m.say(true, what+": "+errText(msg.err))
-		if m.composer.Value() == "" {
-			m.composer.SetValue(msg.text)
-		}
-		if errors.Is(msg.err, client.ErrAuth) {
-			return m.reloadChannels("", "") // removed from the channel, or it was archived: the list says so
-		}
+// reason shows on one line and the text comes back to the composer (the
+// message leaves the outbox: sending it again is sending the text again).
+func (m *Model) sent(msg session.Sent) tea.Cmd {
+	m.s.TakeSent(msg)
+	if msg.Err == nil {
+		m.info.text = ""
 		return nil
 	}
-	m.info = ""
-	m.apply([]nostr.Event{msg.ev})
+	m.s.Outbox().Discard(msg.Event.ID)
+	what := "not sent"
+	if msg.Edit {
+		what = "not edited"
+	}
+	m.say(true, what+": "+errText(msg.Err))
+	if m.composer.Value() == "" {
+		m.composer.SetValue(msg.Text)
+	}
+	if errors.Is(msg.Err, client.ErrAuth) {
+		return m.reloadChannels("", "") // removed from the channel, or it was archived: the list says so
+	}
 	return nil
-}
-
-func (m *Model) dropPending(id string) {
-	m.pending = slices.DeleteFunc(m.pending, func(p pending) bool { return p.ev.ID == id })
 }
 
 // editLast puts the member's newest message of the open view in the
 // composer to edit.
 func (m *Model) editLast() {
 	id := m.target(true)
-	r, ok := m.chat.Row(id)
+	r, ok := m.chat().Row(id)
 	if !ok {
 		m.say(false, "no message of yours here to edit")
 		return
@@ -183,10 +154,10 @@ func (m *Model) candidates(word string, first bool) []string {
 	switch {
 	case strings.HasPrefix(word, "@"):
 		pre := strings.ToLower(word[1:])
-		members := m.channel().Members
+		members := m.s.Channel().Members
 		var inChannel, others []string
-		names := m.chat.Names()
-		for _, pk := range m.profiles {
+		names := m.chat().Names()
+		for _, pk := range m.s.Profiles() {
 			if names.IsDevice(pk) {
 				continue
 			}

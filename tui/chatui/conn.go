@@ -40,8 +40,8 @@ func admissionLine(reason string) string {
 // stopped admitting the key shows its one line once.
 func (m *Model) connCheck() {
 	was := m.conn.Failed
-	m.conn = m.c.State()
-	if u := m.c.URL(); u != "" {
+	m.conn = m.c().State()
+	if u := m.c().URL(); u != "" {
 		m.hub = u
 	}
 	if m.conn.Failed != nil && was == nil {

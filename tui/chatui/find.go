@@ -28,20 +28,39 @@ func (m *Model) openFind() {
 	m.finding = &finder{offset: m.timeline.YOffset, atBottom: m.timeline.AtBottom()}
 }
 
-// findKey handles a key while the find prompt is open: text edits the
-// query, Enter or Up (or the find key again) shows the next older match,
-// Down or Alt-Enter the next newer (Shift-Enter too: Update), Esc closes
-// it and goes back.
+// rowText is a row's text as the timeline shows it (what find matches).
+func (m *Model) rowText(r chat.Row) string { return clean(m.chat().Text(r), true) }
+
+// findKey gives a key to the find prompt; Esc closes it and goes back.
 func (m *Model) findKey(k tea.KeyMsg) {
 	f := m.finding
+	if !f.update(k, m.keys, m.rows(), m.rowText) {
+		return
+	}
+	m.finding = nil
+	if f.atBottom {
+		m.timeline.GotoBottom()
+	} else {
+		m.timeline.SetYOffset(f.offset)
+	}
+}
+
+// findScroll brings the match to show to the top of the timeline once the
+// timeline is rendered (a line of context above it).
+func (m *Model) findScroll(at map[string]int) {
+	if line, ok := m.finding.jumpTo(at); ok {
+		m.timeline.SetYOffset(max(0, line-1))
+	}
+}
+
+// update handles a key while the prompt is open: text edits the query,
+// Enter or Up (or the find key again) shows the next older match, Down or
+// Alt-Enter the next newer (Shift-Enter too: Update); it reports whether
+// the key (Esc) closes it. rows are the open view's, text what each shows.
+func (f *finder) update(k tea.KeyMsg, km KeyMap, rows []chat.Row, text func(chat.Row) string) (closed bool) {
 	switch {
-	case m.keys.is(k, "close"):
-		m.finding = nil
-		if f.atBottom {
-			m.timeline.GotoBottom()
-		} else {
-			m.timeline.SetYOffset(f.offset)
-		}
+	case km.is(k, "close"):
+		return true
 	case k.Type == tea.KeyRunes || k.Type == tea.KeySpace:
 		f.query += string(k.Runes)
 		f.at = ""
@@ -53,17 +72,17 @@ func (m *Model) findKey(k tea.KeyMsg) {
 	case k.Type == tea.KeyCtrlU:
 		f.query, f.at = "", ""
 	case k.Type == tea.KeyEnter && k.Alt, k.Type == tea.KeyDown:
-		m.findStep(1)
-	case k.Type == tea.KeyEnter, k.Type == tea.KeyUp, m.keys.is(k, "find"):
-		m.findStep(-1)
+		f.step(1, rows, text)
+	case k.Type == tea.KeyEnter, k.Type == tea.KeyUp, km.is(k, "find"):
+		f.step(-1, rows, text)
 	}
+	return false
 }
 
-// findStep shows the match d away (-1: older, 1: newer); the first step
-// shows the newest match.
-func (m *Model) findStep(d int) {
-	f := m.finding
-	ids := m.findMatches()
+// step shows the match d away (-1: older, 1: newer); the first step shows
+// the newest match.
+func (f *finder) step(d int, rows []chat.Row, text func(chat.Row) string) {
+	ids := f.matches(rows, text)
 	if len(ids) == 0 {
 		f.at = ""
 		return
@@ -75,54 +94,57 @@ func (m *Model) findStep(d int) {
 	f.at, f.jump = ids[i], true
 }
 
-// findMatches are the ids of the open view's rows (oldest first) whose
-// displayed text contains the query, case-insensitive.
-func (m *Model) findMatches() []string {
-	if m.finding == nil || m.finding.query == "" {
-		return nil
-	}
+// matches are the ids of rows (oldest first) whose text contains the
+// query, case-insensitive.
+func (f *finder) matches(rows []chat.Row, text func(chat.Row) string) []string {
 	var out []string
-	for _, r := range m.rows() {
-		if m.findHit(r) {
+	for _, r := range rows {
+		if f.hit(r, text) {
 			out = append(out, r.ID)
 		}
 	}
 	return out
 }
 
-// findHit reports whether row r's displayed text contains the query.
-func (m *Model) findHit(r chat.Row) bool {
-	if m.finding == nil || m.finding.query == "" || r.Deleted {
+// hit reports whether row r's text contains the query (false without a
+// prompt open: f is nil).
+func (f *finder) hit(r chat.Row, text func(chat.Row) string) bool {
+	if f == nil || f.query == "" || r.Deleted {
 		return false
 	}
-	return strings.Contains(strings.ToLower(clean(m.chat.Text(r), true)), strings.ToLower(m.finding.query))
+	return strings.Contains(strings.ToLower(text(r)), strings.ToLower(f.query))
 }
 
-// findState is what the find prompt changes in the timeline's look.
-func (m *Model) findState() string {
-	if m.finding == nil {
+// shown is the row of the match shown ("" for none).
+func (f *finder) shown() string {
+	if f == nil {
 		return ""
 	}
-	return m.finding.query + "\x00" + m.finding.at
+	return f.at
 }
 
-// findScroll brings the match to show to the top of the timeline once the
-// timeline is rendered (a line of context above it).
-func (m *Model) findScroll(at map[string]int) {
-	if m.finding == nil || !m.finding.jump {
-		return
+// state is what the prompt changes in the timeline's look.
+func (f *finder) state() string {
+	if f == nil {
+		return ""
 	}
-	m.finding.jump = false
-	if line, ok := at[m.finding.at]; ok {
-		m.timeline.SetYOffset(max(0, line-1))
-	}
+	return f.query + "\x00" + f.at
 }
 
-// findLine is the find prompt in the info line: the query, the count and
-// the keys, or the one line saying nothing loaded matches.
-func (m *Model) findLine() string {
-	f := m.finding
-	ids := m.findMatches()
+// jumpTo is the line of the match to scroll to, once, after a step.
+func (f *finder) jumpTo(at map[string]int) (int, bool) {
+	if f == nil || !f.jump {
+		return 0, false
+	}
+	f.jump = false
+	line, ok := at[f.at]
+	return line, ok
+}
+
+// view is the prompt in the info line: the query, the count and the keys,
+// or the one line saying nothing loaded matches.
+func (f *finder) view(rows []chat.Row, text func(chat.Row) string) string {
+	ids := f.matches(rows, text)
 	var state string
 	switch {
 	case f.query == "":

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/client/session"
 	"github.com/ainb/hive/kinds"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nbd-wtf/go-nostr"
@@ -48,7 +49,7 @@ func TestFindInChannel(t *testing.T) {
 		}
 		evs = append(evs, s)
 	}
-	m.Update(loadedMsg{channels: []client.Channel{{ID: "general", Name: "general"}}, events: evs})
+	m.Update(session.Loaded{Channels: []client.Channel{{ID: "general", Name: "general"}}, Events: evs})
 	screen := func() string { return m.View() }
 	if !strings.Contains(screen(), "hay 79") || strings.Contains(screen(), "NEEDLE 45") {
 		t.Fatalf("not at the bottom before find:\n%s", screen())

@@ -12,10 +12,10 @@ import (
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/chat"
+	"github.com/ainb/hive/client/session"
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/nbd-wtf/go-nostr"
 )
 
 // Options are what the command line gives the chat.
@@ -41,42 +41,21 @@ const (
 	onAgent // the agent pane (its own keys: 1-9 answer, c cancels)
 )
 
-// pending is a message signed and sent, waiting for the hub's OK.
-type pending struct {
-	ev   nostr.Event
-	text string
-}
-
-// Model is the chat's bubbletea model.
+// Model is the chat's bubbletea model: the member's chat session (what
+// comes from the hub and the open channel, thread and divider) and the
+// view's own state (focus, selection, composer, panes, rendering).
 type Model struct {
 	ctx  context.Context
-	c    *client.Client
+	s    *session.Session
 	opt  Options
 	keys KeyMap
 
-	chat     *chat.Model
-	events   map[string]nostr.Event // loaded rows by id: what react, edit, delete and reply act on
-	channels []client.Channel       // the ones the member is in
-	rp       chat.Positions
-	profiles []string // keys with a profile (completion)
-	loaded   bool
-	feed     <-chan []nostr.Event
-	stopFeed context.CancelFunc
-	later    []tea.Cmd // commands apply asked for (profiles to fetch)
-
-	cur        string // the open channel's id
-	divider    string // the first unread row when the channel was opened
-	thread     string // the open thread's root, "" when closed
-	selected   string // the selected row (timeline focus)
-	editing    string // the message the composer edits
-	pending    []pending
+	later      []tea.Cmd // commands apply asked for (profiles to fetch, presence)
+	selected   string    // the selected row (timeline focus)
+	editing    string    // the message the composer edits
 	drafts     map[string]string
-	helloed    time.Time       // when the chat last answered another's coming online
-	gone       map[string]bool // channels the member was removed from while open
-	atStart    map[string]bool // channels loaded back to their first row
-	paging     bool            // an older page is on its way
-	keepOffset bool            // rows came above the view: keep showing the same rows
-	leaving    string          // the channel /leave left (not kept in view)
+	helloed    time.Time // when the chat last answered another's coming online
+	keepOffset bool      // rows came above the view: keep showing the same rows
 	comp       completion
 
 	focus     focus
@@ -86,19 +65,19 @@ type Model struct {
 	pane      *agentPane  // the member's own agent's live transcript, nil without one
 	search    *searchView // the last /search's results while shown
 	finding   *finder     // the find prompt while open
-	help      bool
-	helpTop   int                 // the help's first line shown
-	version   int                 // bumped by every change of what the timeline shows
-	drawn     renderKey           // what the timeline was last rendered from
-	drawnRows map[string][]string // rendered rows by everything their look depends on
-	rowAt     map[string]int      // the timeline line each rendered row starts on
-	md        *markdown
-	blurred   bool // the terminal lost focus: nothing is marked read
-	info      string
-	infoErr   bool
+	help      *helpView   // the keys and commands while shown
+	draw      drawCache   // what the timeline was drawn from, and its rendered rows
+	blurred   bool        // the terminal lost focus: nothing is marked read
+	info      infoLine
 	conn      client.ConnState
 	hub       string // the hub's URL (the last one connected)
 	w, h      int
+}
+
+// infoLine is the line above the composer: a notice, or an error in red.
+type infoLine struct {
+	text string
+	err  bool
 }
 
 // New is the chat over a connected client; Run starts it on the terminal.
@@ -118,28 +97,32 @@ func New(ctx context.Context, c *client.Client, opt Options) *Model {
 	ta.KeyMap.InsertNewline = opt.Keys["newline"]
 	ta.Focus()
 	m := &Model{
-		ctx: ctx, c: c, opt: opt, keys: opt.Keys,
-		chat: c.NewModel(), events: map[string]nostr.Event{}, rp: chat.Positions{},
-		drafts: map[string]string{}, gone: map[string]bool{}, atStart: map[string]bool{}, drawnRows: map[string][]string{}, md: newMarkdown(), composer: ta, timeline: viewport.New(60, 10),
+		ctx: ctx, s: session.New(c), opt: opt, keys: opt.Keys,
+		drafts: map[string]string{}, draw: drawCache{rows: map[string][]string{}, md: newMarkdown()}, composer: ta, timeline: viewport.New(60, 10),
 		conn: client.ConnState{Connected: true}, hub: c.URL(), w: 80, h: 24,
 	}
-	m.chat.SetClock(opt.Now)
+	m.s.Chat().SetClock(opt.Now)
 	m.timeline.KeyMap = viewport.KeyMap{} // the chat's own keys scroll it
 	m.layout()
 	return m
 }
 
-// channel is the open channel, or the zero Channel.
-func (m *Model) channel() client.Channel {
-	for _, ch := range m.channels {
-		if ch.ID == m.cur {
-			return ch
-		}
+// chat is the session's chat model.
+func (m *Model) chat() *chat.Model { return m.s.Chat() }
+
+// c is the hub connection.
+func (m *Model) c() *client.Client { return m.s.Client() }
+
+// run makes a session job a command (nil stays nil).
+func (m *Model) run(j session.Job) tea.Cmd {
+	if j == nil {
+		return nil
 	}
-	return client.Channel{ID: m.cur, Name: m.cur}
+	ctx := m.ctx
+	return func() tea.Msg { return j(ctx) }
 }
 
 // say puts one line in the info line: a notice, or an error in red.
 func (m *Model) say(err bool, text string) {
-	m.info, m.infoErr = clean(text, false), err
+	m.info = infoLine{clean(text, false), err}
 }

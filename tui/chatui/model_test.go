@@ -153,8 +153,8 @@ func TestKeyMapAndHelp(t *testing.T) {
 	tm.Type("/quit")
 	tm.Send(enter)
 	final := tm.FinalModel(t).(*Model)
-	if final.cur != "random" || final.help {
-		t.Fatalf("after ctrl+b and Esc: channel %q, help %v", final.cur, final.help)
+	if final.s.Current() != "random" || (final.help != nil) {
+		t.Fatalf("after ctrl+b and Esc: channel %q, help %v", final.s.Current(), (final.help != nil))
 	}
 	if !slices.Contains(final.keys["next_channel"].Keys(), "ctrl+b") {
 		t.Fatal("key map lost the binding")
@@ -209,8 +209,8 @@ func TestMouse(t *testing.T) {
 	waitOut(t, tm, "#random")
 	tm.Type("/quit")
 	tm.Send(enter)
-	if final := tm.FinalModel(t).(*Model); final.cur != "random" || !final.timeline.AtBottom() {
-		t.Fatalf("after the click: channel %q, at the bottom %v", final.cur, final.timeline.AtBottom())
+	if final := tm.FinalModel(t).(*Model); final.s.Current() != "random" || !final.timeline.AtBottom() {
+		t.Fatalf("after the click: channel %q, at the bottom %v", final.s.Current(), final.timeline.AtBottom())
 	}
 }
 
@@ -232,7 +232,7 @@ func TestTypingWhileCreateOpens(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlN}) // back to general (after Plans in the sidebar): no draft left there
 	waitOut(t, tm, "#general")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-	if final := tm.FinalModel(t).(*Model); final.cur != "general" || final.composer.Value() != "" {
-		t.Fatalf("back in %q, the composer holds %q", final.cur, final.composer.Value())
+	if final := tm.FinalModel(t).(*Model); final.s.Current() != "general" || final.composer.Value() != "" {
+		t.Fatalf("back in %q, the composer holds %q", final.s.Current(), final.composer.Value())
 	}
 }

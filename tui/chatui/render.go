@@ -42,10 +42,19 @@ func (m *Model) layout() {
 // right half when a thread sits beside the channel on a wide terminal.
 func (m *Model) timelineWidth() int {
 	w := m.w - m.sideWidth() - 1
-	if m.thread != "" && w >= 100 {
+	if m.s.Thread() != "" && w >= 100 {
 		return w / 2
 	}
 	return max(10, w)
+}
+
+// drawCache is what the timeline was last drawn from and the rows drawn.
+type drawCache struct {
+	version int                 // bumped by every change of what the timeline shows
+	drawn   renderKey           // what the timeline was last rendered from
+	rows    map[string][]string // rendered rows by everything their look depends on
+	rowAt   map[string]int      // the timeline line each rendered row starts on
+	md      *markdown
 }
 
 // renderKey is everything the timeline's rendering depends on: a
@@ -62,24 +71,24 @@ type renderKey struct {
 // bottom in view when it was there; unchanged input is not rendered again.
 func (m *Model) refresh() {
 	m.layout()
-	k := renderKey{m.version, m.timeline.Width, m.timeline.Height, len(m.pending), m.atStart[m.cur], m.cur, m.thread, m.selected, m.divider, fmt.Sprint(m.focus), m.opt.Now().YearDay(), m.findState()}
-	if k != m.drawn {
-		m.drawn = k
+	k := renderKey{m.draw.version, m.timeline.Width, m.timeline.Height, m.s.Outbox().Len(), m.s.AtStart(m.s.Current()), m.s.Current(), m.s.Thread(), m.selected, m.s.Divider(), fmt.Sprint(m.focus), m.opt.Now().YearDay(), m.finding.state()}
+	if k != m.draw.drawn {
+		m.draw.drawn = k
 		m.render()
 	}
-	m.findScroll(m.rowAt)
+	m.findScroll(m.draw.rowAt)
 }
 
 // render sets the timeline's content from the open view.
 func (m *Model) render() {
 	atBottom := m.timeline.AtBottom() || m.timeline.TotalLineCount() == 0
 	total, offset := m.timeline.TotalLineCount(), m.timeline.YOffset
-	m.rowAt = map[string]int{}
+	m.draw.rowAt = map[string]int{}
 	var lines []string
 	if s := m.startLine(); s != "" {
 		lines = append(lines, s)
 	}
-	lines = append(lines, m.linesAt(m.rows(), m.timeline.Width, m.thread != "", len(lines), m.rowAt)...)
+	lines = append(lines, m.linesAt(m.rows(), m.timeline.Width, m.s.Thread() != "", len(lines), m.draw.rowAt)...)
 	m.timeline.SetContent(strings.Join(lines, "\n"))
 	switch {
 	case m.keepOffset && !atBottom:
@@ -103,13 +112,13 @@ func (m *Model) linesAt(rows []chat.Row, width int, inThread bool, first int, at
 	labels := map[string]string{} // a name is looked up once a render
 	for i := range rows {
 		r := &rows[i]
-		if r.ID == m.divider && !inThread {
+		if r.ID == m.s.Divider() && !inThread {
 			out = append(out, dim.Render(center(" new messages ", width, '─')))
 			prev = nil
 		}
 		label, ok := labels[r.Author]
 		if !ok {
-			label = clean(m.chat.Names().Label(r.Author), false)
+			label = clean(m.chat().Names().Label(r.Author), false)
 			labels[r.Author] = label
 		}
 		if at != nil {
@@ -118,9 +127,9 @@ func (m *Model) linesAt(rows []chat.Row, width int, inThread bool, first int, at
 		out = append(out, m.rowLines(*r, prev, label, width)...)
 		prev = r
 	}
-	for _, p := range m.pending {
-		if client.ChannelOf(p.ev) == m.cur && (inThread == (m.thread != "")) {
-			out = append(out, wrap(dim.Render(stamp(p.ev.CreatedAt.Time())+" "+clean(m.chat.Names().Name(p.ev.PubKey), false)+": "+clean(p.text, true)+" (sending…)"), width, "      ")...)
+	for _, p := range m.s.Outbox().Items() {
+		if client.ChannelOf(p.Event) == m.s.Current() && (inThread == (m.s.Thread() != "")) {
+			out = append(out, wrap(dim.Render(stamp(p.Event.CreatedAt.Time())+" "+clean(m.chat().Names().Name(p.Event.PubKey), false)+": "+clean(p.Text, true)+" (sending…)"), width, "      ")...)
 		}
 	}
 	if len(out) == 0 {
@@ -135,32 +144,32 @@ func (m *Model) linesAt(rows []chat.Row, width int, inThread bool, first int, at
 func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []string {
 	when := stamp(r.CreatedAt.Time())
 	grouped := prev != nil && !prev.System && prev.Author == r.Author && r.CreatedAt.Time().Sub(prev.CreatedAt.Time()) < groupGap
-	selected := r.ID == m.selected && m.focus == onTimeline || m.finding != nil && r.ID == m.finding.at
+	selected := r.ID == m.selected && m.focus == onTimeline || r.ID == m.finding.shown() && r.ID != ""
 	found := ""
-	if m.findHit(r) && !selected { // a reversed line keeps no marks inside (their reset would end it)
+	if m.finding.hit(r, m.rowText) && !selected { // a reversed line keeps no marks inside (their reset would end it)
 		found = m.finding.query
 	}
 	last := ""
-	if r.Replies > 0 && m.thread == "" {
-		if th := m.chat.Thread(r.ID); len(th) > 1 {
+	if r.Replies > 0 && m.s.Thread() == "" {
+		if th := m.chat().Thread(r.ID); len(th) > 1 {
 			lr := th[len(th)-1]
-			last = " · " + clean(m.chat.Names().Name(lr.Author), false) + ": " + oneLine(clean(m.chat.Text(lr), false))
+			last = " · " + clean(m.chat().Names().Name(lr.Author), false) + ": " + oneLine(clean(m.chat().Text(lr), false))
 		}
 	}
 	var k strings.Builder
-	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d\x00%s", r.ID, m.chat.Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions), found)
+	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d\x00%s", r.ID, m.chat().Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions), found)
 	for _, x := range r.Reactions {
 		fmt.Fprintf(&k, "\x00%s %d", x.Emoji, x.Count)
 	}
 	key := k.String()
-	if out, ok := m.drawnRows[key]; ok {
+	if out, ok := m.draw.rows[key]; ok {
 		return out
 	}
 	out := m.drawRow(r, rowLook{when, label, grouped, selected, last, found}, width)
-	if len(m.drawnRows) >= markdownCacheMax {
-		clear(m.drawnRows)
+	if len(m.draw.rows) >= markdownCacheMax {
+		clear(m.draw.rows)
 	}
-	m.drawnRows[key] = out
+	m.draw.rows[key] = out
 	return out
 }
 
@@ -178,13 +187,13 @@ func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 	const indent = "      "
 	when, label, grouped, selected, last := look.when, look.label, look.grouped, look.selected, look.last
 	if r.System {
-		return wrap(dim.Render(when+" · "+highlight(clean(m.chat.Text(r), false), look.found)), width, indent)
+		return wrap(dim.Render(when+" · "+highlight(clean(m.chat().Text(r), false), look.found)), width, indent)
 	}
 	head := when + " " + nameSty.Render(label) + ": "
 	if grouped {
 		head = indent
 	}
-	text := clean(m.chat.Text(r), true)
+	text := clean(m.chat().Text(r), true)
 	edited := ""
 	if r.Edited {
 		edited = dim.Render(" (edited)")
@@ -196,7 +205,7 @@ func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 	case !looksLikeMarkdown(text):
 		lines = wrap(head+highlight(text, look.found)+edited, width, indent)
 	default:
-		body := m.md.lines(text, width-len(indent))
+		body := m.draw.md.lines(text, width-len(indent))
 		body[len(body)-1] += edited
 		if lipgloss.Width(head+body[0]) <= width {
 			lines = append(lines, head+body[0])
@@ -218,7 +227,7 @@ func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 		}
 		lines = append(lines, wrap(indent+strings.Join(rx, "  "), width, indent)...)
 	}
-	if r.Replies > 0 && m.thread == "" {
+	if r.Replies > 0 && m.s.Thread() == "" {
 		word := "replies"
 		if r.Replies == 1 {
 			word = "reply"

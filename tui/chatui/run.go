@@ -52,7 +52,7 @@ func (m *Model) present(ctx context.Context) {
 	send := func(ctx context.Context, status string) {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		m.c.Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: status, Tags: nostr.Tags{}})
+		m.c().Publish(ctx, nostr.Event{Kind: kinds.Presence, Content: status, Tags: nostr.Tags{}})
 	}
 	t := time.NewTicker(presenceEvery)
 	defer t.Stop()
@@ -75,10 +75,10 @@ const helloEvery = 30 * time.Second
 // chat that starts learns who is online from these answers, not from the
 // hub's store), at most once per helloEvery.
 func (m *Model) hello(ev *nostr.Event) tea.Cmd {
-	if ev.PubKey == m.c.PublicKey() || (ev.Content != "" && ev.Content != "online") {
+	if ev.PubKey == m.c().PublicKey() || (ev.Content != "" && ev.Content != "online") {
 		return nil
 	}
-	if _, seen := m.chat.Live().PresenceSeen(ev.PubKey, m.opt.Now()); seen {
+	if _, seen := m.chat().Live().PresenceSeen(ev.PubKey, m.opt.Now()); seen {
 		return nil
 	}
 	if now := m.opt.Now(); now.Sub(m.helloed) >= helloEvery {
@@ -90,7 +90,7 @@ func (m *Model) hello(ev *nostr.Event) tea.Cmd {
 
 // announce publishes the member's presence: online.
 func (m *Model) announce() tea.Cmd {
-	c, ctx := m.c, m.ctx
+	c, ctx := m.c(), m.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()

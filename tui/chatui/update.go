@@ -1,6 +1,7 @@
 package chatui
 
 import (
+	"github.com/ainb/hive/client/session"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ func tick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { ret
 // Init loads the channels and starts the clock.
 func (m *Model) Init() tea.Cmd {
 	m.say(false, "loading…")
-	return tea.Batch(m.load(), tick(), textarea.Blink)
+	return tea.Batch(m.run(m.s.Load()), tick(), textarea.Blink)
 }
 
 // Update handles one message.
@@ -36,45 +37,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
-	case loadedMsg:
-		if msg.err != nil {
-			m.say(true, "could not load: "+errText(msg.err))
-			return m, nil
-		}
-		m.channels = msg.channels
-		for k, v := range msg.rp {
-			m.rp[k] = max(m.rp[k], v)
-		}
-		m.apply(msg.events)
-		first := !m.loaded
-		m.loaded = true
-		m.follow(msg.since)
-		cmds = append(cmds, m.next())
-		if first {
-			m.say(false, "")
-			m.openFirst()
-		}
-		cmds = append(cmds, m.watchAgents())
-	case eventsMsg:
-		if m.apply(msg.evs) {
-			cmds = append(cmds, m.reloadChannels("", ""))
-		}
-		if msg.live {
-			cmds = append(cmds, m.next())
-		}
-		cmds = append(cmds, m.watchAgents()) // an agent's profile may come later
-	case feedEnded:
-		if m.connCheck(); m.conn.Failed == nil {
-			m.say(true, "live updates stopped: "+errText(msg.err))
-		}
-	case channelsMsg:
-		cmds = append(cmds, m.setChannels(msg))
-	case olderMsg:
-		cmds = append(cmds, m.older(msg))
+	case session.Loaded, session.Reloaded, session.Older, session.Batch, session.FeedEnded, session.Sent, session.Marked:
+		cmds = append(cmds, m.take(msg))
 	case searchedMsg:
 		m.searched(msg)
-	case sentMsg:
-		cmds = append(cmds, m.sent(msg))
 	case doneMsg:
 		later := "" // a notice about a channel to open is said once it is open
 		switch {
@@ -105,7 +71,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.edited(msg)
 	default:
 		if shiftEnter(msg) && m.finding != nil {
-			m.findStep(1)
+			m.finding.step(1, m.rows(), m.rowText)
 			break
 		}
 		if shiftEnter(msg) && m.focus == onComposer {
@@ -132,18 +98,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case km.is(k, "quit"):
 		return tea.Quit
-	case m.help:
-		switch {
-		case km.is(k, "close") || km.is(k, "help") || k.String() == "?" || k.String() == "q":
-			m.help = false
-		case k.String() == "up" || k.String() == "k":
-			m.helpTop = max(0, m.helpTop-1)
-		case k.String() == "down" || k.String() == "j":
-			m.helpTop++
-		case km.is(k, "page_up"):
-			m.helpTop = max(0, m.helpTop-(m.h-2))
-		case km.is(k, "page_down") || k.String() == " ":
-			m.helpTop += m.h - 2
+	case m.help != nil:
+		if m.help.update(k, km, m.h) {
+			m.help = nil
 		}
 		return nil
 	case m.finding != nil && !km.is(k, "page_up") && !km.is(k, "page_down") && !km.is(k, "bottom"):
@@ -153,7 +110,11 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.openFind()
 		return nil
 	case km.is(k, "help") || (k.String() == "?" && m.composer.Value() == "" && m.focus == onComposer):
-		m.help = true
+		m.help = &helpView{}
+		return nil
+	case m.search != nil && !m.comp.active() && m.search.update(k, km):
+		m.search = nil
+		m.info.text = ""
 		return nil
 	case km.is(k, "close"):
 		m.closeSomething()
@@ -225,21 +186,18 @@ func (m *Model) closeSomething() {
 	switch {
 	case m.comp.active():
 		m.comp = completion{}
-	case m.search != nil:
-		m.search = nil
-		m.info = ""
 	case m.editing != "":
 		m.editing = ""
 		m.composer.Reset()
 		m.say(false, "edit cancelled")
 	case m.focus == onAgent:
 		m.pane.open, m.focus = false, onComposer
-	case m.thread != "":
-		m.thread = ""
+	case m.s.Thread() != "":
+		m.s.OpenThread("")
 	case m.focus != onComposer:
 		m.focus = onComposer
 	default:
-		m.info = ""
+		m.info.text = ""
 	}
 }
 

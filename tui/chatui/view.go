@@ -14,31 +14,31 @@ import (
 // (with the thread beside it on a wide terminal), the info line and the
 // composer right; the status line at the bottom.
 func (m *Model) View() string {
-	if m.help {
-		return m.helpView()
+	if m.help != nil {
+		return m.help.view(m.keys, m.w, m.h)
 	}
 	side := m.sidebar(m.h - 1)
 	mainW := m.w - m.sideWidth() - 1
 	body := m.timeline.View()
-	if m.thread != "" && mainW >= 100 {
-		left := bottomLines(m.lines(m.chat.Main(m.cur), mainW-m.timeline.Width-1, false), m.timeline.Height)
+	if m.s.Thread() != "" && mainW >= 100 {
+		left := bottomLines(m.lines(m.chat().Main(m.s.Current()), mainW-m.timeline.Width-1, false), m.timeline.Height)
 		body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(mainW-m.timeline.Width-1).Render(strings.Join(left, "\n")), dim.Render("│"), body)
 	}
 	if m.pane != nil && m.pane.open {
 		body = m.paneView(mainW, m.timeline.Height)
 	}
 	if m.search != nil {
-		body = m.searchLines(mainW, m.timeline.Height)
+		body = m.search.view(mainW, m.timeline.Height)
 	}
 	body = lipgloss.NewStyle().Height(m.timeline.Height).MaxHeight(m.timeline.Height).Render(body)
-	info := m.info
+	info := m.info.text
 	if info == "" && !m.timeline.AtBottom() {
 		info = "▲ scrolled up · " + m.keys["bottom"].Help().Key + " jumps to the newest"
 	}
 	switch {
 	case m.finding != nil:
-		info = bold.Render(truncate(m.findLine(), mainW))
-	case m.infoErr:
+		info = bold.Render(truncate(m.finding.view(m.rows(), m.rowText), mainW))
+	case m.info.err:
 		info = errStyle.Render("✗ " + truncate(info, mainW-2))
 	default:
 		info = dim.Render(truncate(info, mainW))
@@ -53,11 +53,11 @@ func (m *Model) View() string {
 
 // header names the open channel (and thread) with its topic.
 func (m *Model) header(width int) string {
-	ch := m.channel()
+	ch := m.s.Channel()
 	h := "#" + m.channelName(ch)
-	if m.thread != "" {
-		if r, ok := m.chat.Row(m.thread); ok {
-			h += " › thread: " + truncate(oneLine(clean(m.chat.Text(r), false)), 30)
+	if m.s.Thread() != "" {
+		if r, ok := m.chat().Row(m.s.Thread()); ok {
+			h += " › thread: " + truncate(oneLine(clean(m.chat().Text(r), false)), 30)
 		}
 	}
 	if ch.About != "" {
@@ -74,8 +74,8 @@ func (m *Model) channelName(ch client.Channel) string {
 	}
 	var who []string
 	for pk := range ch.Members {
-		if pk != m.c.PublicKey() && pk != m.c.Member() {
-			who = append(who, clean(m.chat.Names().Name(pk), false))
+		if pk != m.c().PublicKey() && pk != m.c().Member() {
+			who = append(who, clean(m.chat().Names().Name(pk), false))
 		}
 	}
 	if len(who) == 0 {
@@ -86,7 +86,7 @@ func (m *Model) channelName(ch client.Channel) string {
 
 // goneMark marks a channel the member was removed from while it was open.
 func (m *Model) goneMark(id string) string {
-	if m.gone[id] {
+	if m.s.Gone(id) {
 		return " (left)"
 	}
 	return ""
@@ -108,7 +108,7 @@ func (m *Model) sidebar(height int) string {
 			title = "DMs"
 		}
 		first := true
-		for _, ch := range m.channels {
+		for _, ch := range m.s.Channels() {
 			if (ch.Type == "dm") != dm {
 				continue
 			}
@@ -139,7 +139,7 @@ func (m *Model) sidebar(height int) string {
 
 // sideEntry is one channel's line: its name, "@n" for mentions, the unread count.
 func (m *Model) sideEntry(ch client.Channel, w int) string {
-	u := m.chat.Unread(ch.ID, m.rp)
+	u := m.chat().Unread(ch.ID, m.s.Read())
 	mark := "#"
 	if ch.Type == "dm" {
 		mark = "@"
@@ -154,9 +154,9 @@ func (m *Model) sideEntry(ch client.Channel, w int) string {
 	name := truncate(mark+" "+m.channelName(ch), w-lipgloss.Width(count)-1)
 	line := name + strings.Repeat(" ", max(1, w-lipgloss.Width(name)-lipgloss.Width(count))) + count
 	switch {
-	case ch.ID == m.cur && m.focus == onSidebar:
+	case ch.ID == m.s.Current() && m.focus == onSidebar:
 		return reverse.Render(line)
-	case ch.ID == m.cur:
+	case ch.ID == m.s.Current():
 		return bold.Render("▌" + line[min(len(line), 1):])
 	case u.Count > 0:
 		return bold.Render(line)
@@ -167,15 +167,15 @@ func (m *Model) sideEntry(ch client.Channel, w int) string {
 // agentLines are the agents the member can see, each a name line and a
 // state line: the channel it is working in and for how long, or idle.
 func (m *Model) agentLines(w int) []string {
-	names, now := m.chat.Names(), m.opt.Now()
+	names, now := m.chat().Names(), m.opt.Now()
 	var out []string
-	for _, pk := range m.profiles {
+	for _, pk := range m.s.Profiles() {
 		if !names.IsAgent(pk) {
 			continue
 		}
 		state := dim.Render("  idle")
-		for _, ch := range m.channels {
-			if wk := m.chat.Live().Working(pk, ch.ID, now); wk.Working {
+		for _, ch := range m.s.Channels() {
+			if wk := m.chat().Live().Working(pk, ch.ID, now); wk.Working {
 				state = fmt.Sprintf("  working %ds #%s", int(now.Sub(wk.Since).Seconds()), m.channelName(ch))
 				break
 			}
@@ -191,14 +191,14 @@ func (m *Model) agentLines(w int) []string {
 // onlineLines are the open channel's members (people, not agents) whose
 // presence says online or away, by name.
 func (m *Model) onlineLines(w int) []string {
-	names, now := m.chat.Names(), m.opt.Now()
+	names, now := m.chat().Names(), m.opt.Now()
 	var out []string
-	for pk := range m.channel().Members {
+	for pk := range m.s.Channel().Members {
 		if names.IsAgent(pk) {
 			continue
 		}
-		p := m.chat.Live().Presence(pk, now)
-		if m.chat.Own(pk) {
+		p := m.chat().Live().Presence(pk, now)
+		if m.chat().Own(pk) {
 			p = "online" // this chat is running
 		}
 		switch p {
@@ -219,11 +219,11 @@ func (m *Model) status() string {
 	if m.opt.Pinned && hub != "" {
 		hub += " (pin ✓)"
 	}
-	who := clean(m.chat.Names().Label(m.c.PublicKey()), false)
+	who := clean(m.chat().Names().Label(m.c().PublicKey()), false)
 	if m.opt.Profile != "" {
 		who += " [" + m.opt.Profile + "]"
 	}
-	if n := len(m.pending); n > 0 {
+	if n := m.s.Outbox().Len(); n > 0 {
 		conn += fmt.Sprintf(" · %d sending", n)
 	}
 	s := fmt.Sprintf(" %s · %s · %s · ? help", conn, hub, who)
@@ -231,24 +231,6 @@ func (m *Model) status() string {
 		s = fmt.Sprintf(" ⚠ permission asked: %s (%s) ·%s", clean(ask, false), m.keys["agent"].Help().Key, s)
 	}
 	return reverse.Render(truncate(s, m.w) + strings.Repeat(" ", max(0, m.w-lipgloss.Width(truncate(s, m.w)))))
-}
-
-// helpView lists the keys and the slash commands.
-func (m *Model) helpView() string {
-	lines := []string{bold.Render("hive chat: keys (" + KeysFile + " in $HIVE_HOME rebinds them)"), ""}
-	lines = append(lines, m.keys.helpLines()...)
-	lines = append(lines, "", bold.Render("commands"))
-	for _, c := range commands() {
-		lines = append(lines, fmt.Sprintf("/%-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
-	}
-	for i := range lines {
-		lines[i] = truncate(lines[i], m.w)
-	}
-	foot := dim.Render(truncate("↑ ↓ PgUp PgDn scroll · Esc, ? or q closes this help", m.w))
-	n := max(1, m.h-1)
-	m.helpTop = min(m.helpTop, max(0, len(lines)-n))
-	lines = lines[m.helpTop:min(len(lines), m.helpTop+n)]
-	return lipgloss.NewStyle().Height(m.h).MaxHeight(m.h).Render(strings.Join(append(lines, foot), "\n"))
 }
 
 // truncate cuts s (escapes kept whole) to width cells with an ellipsis.

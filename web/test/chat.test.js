@@ -44,7 +44,7 @@ test('pages back to the start merge without duplicates and show what hive read s
   await chat.loadPage(c, m, 'general', { limit: 30 })
   assert.ok(m.len('general') >= 30 && m.len('general') < 100, `first page: ${m.len('general')} rows`)
   let pages = 0
-  while (await chat.loadOlder(c, m, 'general', 30) > 0) pages++
+  while (!(await chat.loadOlder(c, m, 'general', 30)).start) pages++
   assert.ok(pages >= 2, `${pages} older pages`)
   const rows = m.timeline('general')
   const ids = rows.map(r => r.id)

@@ -1,23 +1,27 @@
-// The published NIP-AB v1 test vectors (as pairing/crypto_test.go checks
-// them) and the URI rules of pairing/uri.go.
+// The published NIP-AB v1 test vectors (spec/fixtures/pairing, as
+// pairing/crypto_test.go checks them) and the URI rules of pairing/uri.go.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes } from '../src/keys/hex.js'
 import { publicKeyOf } from '../src/keys/index.js'
 import { ecdh, sasCode, sasInput, sessionID, transcriptHash } from '../src/pair/crypto.js'
 import { encodePairURI, parsePairURI } from '../src/pair/uri.js'
 
+// the one copy of the vectors, which pairing/crypto_test.go reads too
+const raw = JSON.parse(readFileSync(fileURLToPath(new URL('../../spec/fixtures/pairing/nip-ab-v1.json', import.meta.url)), 'utf8'))
 const V = {
-  secret: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2',
-  sourceSK: '7f4c11a9c9d1e3b5a7f2e4d6c8b0a2f4e6d8c0b2a4f6e8d0c2b4a6f8e0d2c4b5',
-  sourcePK: '199e64ca60662cb2d6e91d16cb065be51ad74a6ee5f8c5b0fdc53d246611ed9a',
-  targetSK: '3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b',
-  targetPK: '89a9fa762105d0aee2b19678246fe7b823aabbc4f4bf691a1ce8a70fcd36d6e4',
-  sessionID: 'fb357d0f8e8d5a5ba3b2a91cb18c119e1567b07ffa38cdebb73e68df78f5a380',
-  ecdh: '9b4b6d6990713d89d6d9982e506ee1bbcde6f05c54d9d2978696e8a7274d4408',
-  sasInput: 'e8b03a329f3a0ac37fe7fbe929171e14b72812be67e33c5d6e193543c41798d3',
-  sas: '863346',
-  transcript: 'd662818ff8911fc60a2d025f8b8b4756107104e85888dd202d28db5ca2cf28d3'
+  secret: raw.secret,
+  sourceSK: raw.source_sk,
+  sourcePK: raw.source_pk,
+  targetSK: raw.target_sk,
+  targetPK: raw.target_pk,
+  sessionID: raw.session_id,
+  ecdh: raw.ecdh,
+  sasInput: raw.sas_input,
+  sas: raw.sas,
+  transcript: raw.transcript_hash
 }
 
 test('NIP-AB v1 vectors', () => {

@@ -2,6 +2,6 @@
 export * from './history.js'
 export * from './readstate.js'
 export * from './send.js'
-export { follow } from './follow.js'
+export { feedFilters, follow } from './follow.js'
 export { watchAgent, WATCH_RENEW } from './observer.js'
 export { Outbox, SEND_TIMEOUT } from './outbox.js'

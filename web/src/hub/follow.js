@@ -1,10 +1,27 @@
-// The live feed of a chat surface (as hive chat follows, tui/chatui/feed.go):
+// The live feed of a chat surface (as hive chat follows, client/session/feed.go):
 // rows, overlays and typing of the member's channels, profiles, presence,
 // channel changes, deletions and the member's read state, applied to the
 // model as they come; names of new keys are fetched.
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS } from '../model/kinds.js'
 import { loadNames } from './history.js'
 import { parseReadState } from './readstate.js'
+
+/**
+ * feedFilters are the live feed's filters over channelIds from since, as
+ * client/session.FeedFilters asks (spec/fixtures/session/feed.json):
+ * profiles, presence and channel changes; the read positions of all of the
+ * member's keys; deletions and reactions (neither needs an h tag); the
+ * channels' rows, overlays and typing.
+ */
+export function feedFilters (channelIds, since) {
+  const filters = [
+    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers], since },
+    { kinds: [KIND.ReadState], since },
+    { kinds: [KIND.Deletion, KIND.Reaction], since }
+  ]
+  if (channelIds.length) filters.push({ kinds: [...TIMELINE_KINDS, ...OVERLAY_KINDS, KIND.Typing], '#h': channelIds, since })
+  return filters
+}
 
 /**
  * follow subscribes for channelIds from since (unix s; default now - 5)
@@ -16,13 +33,7 @@ import { parseReadState } from './readstate.js'
  * It returns the subscription ({close()}).
  */
 export function follow (hub, model, channelIds, { since, onevent = () => {}, onreadstate = () => {}, onchannels = () => {}, onnames = () => {}, oneose = () => {}, onclosed = () => {} } = {}) {
-  since = since ?? Math.floor(Date.now() / 1000) - 5
-  const filters = [
-    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers], since },
-    { kinds: [KIND.ReadState], since },
-    { kinds: [KIND.Deletion, KIND.Reaction], since }
-  ]
-  if (channelIds.length) filters.push({ kinds: [...TIMELINE_KINDS, ...OVERLAY_KINDS, KIND.Typing], '#h': channelIds, since })
+  const filters = feedFilters(channelIds, since ?? Math.floor(Date.now() / 1000) - 5)
   const asking = new Set()
   return hub.subscribe(filters, {
     onclosed,

@@ -4,8 +4,8 @@
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS, CONTENT_KINDS, tagValue } from '../model/kinds.js'
 import { cleanName } from '../model/names.js'
 
-/** SAME_SECOND_MARGIN is how many rows more than shown a page asks for (spec/chat.md, "Paging"). */
-export const SAME_SECOND_MARGIN = 20
+/** SECOND_MAX bounds how many rows of one second a page completes (spec/chat.md, "Paging"). */
+export const SECOND_MAX = 5000
 
 function channelFromMeta (m) {
   const ch = { id: tagValue(m, 'd'), name: '', about: '', visibility: 'open', type: 'stream', archived: false, members: {}, role: '' }
@@ -59,8 +59,8 @@ export function keysShown (evs) {
   return [...out].sort()
 }
 
-/** loadOverlays fetches the overlays of evs by #e, then the deletions of those overlays, into model; it returns them. */
-export async function loadOverlays (hub, model, evs) {
+/** fetchOverlays asks for the overlays of evs by #e, then the deletions of those overlays; it returns them. */
+export async function fetchOverlays (hub, evs) {
   let ids = evs.map(e => e.id)
   const all = []
   for (let hop = 0; hop < 2 && ids.length; hop++) {
@@ -68,13 +68,19 @@ export async function loadOverlays (hub, model, evs) {
     for (let i = 0; i < ids.length; i += 500) {
       const o = await hub.query([{ kinds: hop === 0 ? [...OVERLAY_KINDS] : [KIND.Deletion], '#e': ids.slice(i, i + 500), limit: 5000 }])
       for (const ev of o) {
-        model.apply(ev)
         all.push(ev)
         if (ev.kind !== KIND.Deletion && ev.kind !== KIND.DeleteInChannel) next.push(ev.id)
       }
     }
     ids = next
   }
+  return all
+}
+
+/** loadOverlays fetches the overlays of evs (fetchOverlays) into model; it returns them. */
+export async function loadOverlays (hub, model, evs) {
+  const all = await fetchOverlays(hub, evs)
+  model.applyAll(all)
   return all
 }
 
@@ -94,9 +100,23 @@ export async function loadNames (hub, model, pks) {
   }
 }
 
-/** loadRows loads the rows filter f matches, their overlays and their keys' names into model; it returns the rows' events. */
-export async function loadRows (hub, model, f) {
+/**
+ * fetchRows asks for the rows filter f matches and, when the hub returns
+ * f.limit of them, the rest of the oldest second it returned (the hub cuts
+ * anywhere inside a second: a page never ends inside one).
+ */
+export async function fetchRows (hub, f) {
   const evs = await hub.query([f])
+  if (!evs.length || evs.length < f.limit) return evs
+  const oldest = evs.reduce((m, e) => Math.min(m, e.created_at), Infinity)
+  const seen = new Set(evs.map(e => e.id))
+  for (const e of await hub.query([{ ...f, since: oldest, until: oldest, limit: SECOND_MAX }])) if (!seen.has(e.id)) evs.push(e)
+  return evs
+}
+
+/** loadRows loads the rows filter f matches (fetchRows), their overlays and their keys' names into model; it returns the rows' events. */
+export async function loadRows (hub, model, f) {
+  const evs = await fetchRows(hub, f)
   model.applyAll(evs)
   await loadOverlays(hub, model, evs)
   await loadNames(hub, model, keysShown(evs))
@@ -104,26 +124,44 @@ export async function loadRows (hub, model, f) {
 }
 
 /**
- * loadPage loads the newest page of channel (or the page at or before
- * until): limit rows and SAME_SECOND_MARGIN more, so the rows of the cut's
- * second are all there. It returns the rows' events.
+ * fetchPage asks for a page of channel as client.FetchPage does
+ * (spec/chat.md, "Paging"; spec/fixtures/session/page.json): its newest
+ * limit rows at or before until (default: the newest), the oldest second
+ * whole, with their overlays; it applies nothing. It resolves with
+ * {events (rows, then overlays), rows, start, oldest}.
  */
-export function loadPage (hub, model, channel, { limit = 100, until } = {}) {
-  const f = { kinds: [...TIMELINE_KINDS], '#h': [channel], limit: limit + SAME_SECOND_MARGIN }
+export async function fetchPage (hub, channel, { limit = 100, until } = {}) {
+  const f = { kinds: [...TIMELINE_KINDS], '#h': [channel], limit }
   if (until !== undefined) f.until = until
-  return loadRows(hub, model, f)
+  const rows = await fetchRows(hub, f)
+  const oldest = rows.reduce((m, e) => Math.min(m, e.created_at), Infinity)
+  return { events: [...rows, ...await fetchOverlays(hub, rows)], rows: rows.length, start: rows.length < limit, oldest: rows.length ? oldest : 0 }
 }
 
-/** loadOlder pages channel backwards; it returns how many rows were new (0: the channel's start). */
+/**
+ * loadPage loads a page of channel (fetchPage) and its keys' names into
+ * model. It returns the rows' events; fewer than limit: the channel's start.
+ */
+export async function loadPage (hub, model, channel, { limit = 100, until } = {}) {
+  const p = await fetchPage(hub, channel, { limit, until })
+  model.applyAll(p.events)
+  const rows = p.events.slice(0, p.rows)
+  await loadNames(hub, model, keysShown(rows))
+  return rows
+}
+
+/**
+ * loadOlder pages channel backwards: the page before the oldest loaded
+ * row's second (whole: every load completes its oldest second). It returns
+ * {rows, start}: how many rows came, and whether the channel's first row is loaded.
+ */
 export async function loadOlder (hub, model, channel, limit = 100) {
   const o = model.oldest(channel)
-  if (!o) return (await loadPage(hub, model, channel, { limit })).length
-  const before = model.len(channel)
-  await loadPage(hub, model, channel, { limit, until: o.at })
-  return model.len(channel) - before
+  const evs = await loadPage(hub, model, channel, o ? { limit, until: o.at - 1 } : { limit })
+  return { rows: evs.length, start: evs.length < limit }
 }
 
-/** loadUnread loads channel's content rows after since (up to cap), so unread counts cover more than a page. */
+/** loadUnread loads channel's content rows after since (up to cap, the oldest second whole), so unread counts cover more than a page. */
 export function loadUnread (hub, model, channel, since, cap = 500) {
   return loadRows(hub, model, { kinds: [...CONTENT_KINDS], '#h': [channel], since: since + 1, limit: cap })
 }

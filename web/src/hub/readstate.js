@@ -52,3 +52,28 @@ export async function markRead (hub, context, at) {
   }
   throw new Error(`marking ${context} read: the hub kept refusing the position as not newer`)
 }
+
+/**
+ * readMarks are the positions to write for what the member sees, as
+ * client/session.Marks decides (spec/fixtures/session/marks.json): the
+ * channel, when it has unread rows, up to its newest row; the open thread,
+ * when it has unread replies, up to its newest row; {context: at}.
+ */
+export function readMarks (model, positions, channel, thread = '') {
+  const out = {}
+  if (!channel) return out
+  const at = model.newest(channel)
+  if (model.unread(channel, positions).unread > 0 && at > (positions[channel] || 0)) out[channel] = at
+  if (thread && model.threadUnread(thread, positions).unread > 0) {
+    const newest = model.thread(thread).reduce((m, r) => Math.max(m, r.created_at), 0)
+    if (newest > (positions['thread:' + thread] || 0)) out['thread:' + thread] = newest
+  }
+  return out
+}
+
+/** dividerStays reports whether channel's new-messages divider row stays under positions (client/session.DividerStays): it goes once the channel's position reaches it. */
+export function dividerStays (model, positions, channel, divider) {
+  if (!divider) return false
+  const r = model.row(divider)
+  return !r || r.created_at > (positions[channel] || 0)
+}

@@ -5,7 +5,7 @@
 // it and call its actions; it calls the listeners after every change.
 import { ChatModel } from '../model/index.js';
 import { Agents } from './agents.js';
-import { follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, Outbox, readStates } from '../hub/chat.js';
+import { dividerStays, follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, Outbox, readMarks, readStates } from '../hub/chat.js';
 
 /** PAGE is how many rows a channel's first page (and each older page) shows. */
 export const PAGE = 100;
@@ -95,10 +95,7 @@ export class Session {
         this.changed();
       },
       onclosed: (reason) => reason && this.fail(reason),
-      onreadstate: (context, at) => {
-        if (!(this.positions[context] >= at)) this.positions[context] = at;
-        this.changed();
-      },
+      onreadstate: (context, at) => this.takePosition(context, at),
       onchannels: () => this.refreshChannels().then(() => { this.follow(); this.changed(); }, (e) => this.fail(e)),
     });
   }
@@ -170,8 +167,8 @@ export class Session {
     const n = this.shown.get(ch) || PAGE;
     if (this.model.main(ch).length <= n) {
       if (this.atStart.has(ch)) return false;
-      const got = await loadOlder(this.hub, this.model, ch, PAGE);
-      if (!got) this.atStart.add(ch);
+      const { start } = await loadOlder(this.hub, this.model, ch, PAGE);
+      if (start) this.atStart.add(ch);
     }
     this.shown.set(ch, n + PAGE);
     this.changed();
@@ -191,21 +188,26 @@ export class Session {
     this.changed();
   }
 
-  /** keepRead marks what is on screen read: the open channel (while the page is seen) and the open thread. */
+  /** keepRead marks what is on screen read (readMarks): the open channel (while the page is seen) and the open thread. */
   keepRead() {
     if (globalThis.document?.hidden) return;
-    const mark = (context, unread, at) => {
-      if (!unread || !at || this.positions[context] >= at) return;
+    const marks = readMarks(this.model, this.positions, this.current, this.pane === 'thread' ? this.thread : '');
+    for (const [context, at] of Object.entries(marks)) {
       this.positions[context] = at;
       markRead(this.hub, context, at).catch((e) => this.fail(e));
-    };
-    const ch = this.current;
-    if (ch) mark(ch, this.unread(ch).unread, this.model.newest(ch));
-    if (this.pane === 'thread' && this.thread) {
-      const rows = this.model.thread(this.thread);
-      const newest = rows.reduce((m, r) => Math.max(m, r.created_at), 0);
-      mark('thread:' + this.thread, this.model.threadUnread(this.thread, this.positions).unread, newest);
     }
+  }
+
+  /**
+   * takePosition takes a read position of one of the member's keys: the
+   * maximum counts; one of the open channel that passes the divider row
+   * (read on another device) drops the divider.
+   */
+  takePosition(context, at) {
+    if (this.positions[context] >= at) return;
+    this.positions[context] = at;
+    if (context === this.current && !dividerStays(this.model, this.positions, this.current, this.divider)) this.divider = '';
+    this.changed();
   }
 
   /** act runs a publishing action, showing its refusal as the error line. */
