@@ -21,15 +21,15 @@ import (
 type Config struct {
 	Name        string
 	Description string
-	Icon        string   // NIP-11 icon URL ("" leaves it out)
-	PubKey      string   // NIP-11 pubkey: whom to contact about the hub (its admin)
-	Self        string   // NIP-11 self: the hub's own key, which signs its state events
-	Version     string   // NIP-11 version of the software (default "devel")
+	Icon        string // NIP-11 icon URL ("" leaves it out)
+	PubKey      string // NIP-11 pubkey: whom to contact about the hub (its admin)
+	Self        string // NIP-11 self: the hub's own key, which signs its state events
+	Version     string // NIP-11 version of the software (default "devel")
 	// SupportedNIPs is NIP-11's supported_nips: what the hub built on this
 	// relay implements (default: the relay's own 1, 9, 11, 40, 42, 45, 50).
 	SupportedNIPs []int
-	PublicURLs  []string // ws:// or wss:// URLs clients use; NIP-42 relay tags must match one
-	RequireAuth bool     // NIP-42: refuse REQ, EVENT and COUNT before AUTH
+	PublicURLs    []string // ws:// or wss:// URLs clients use; NIP-42 relay tags must match one
+	RequireAuth   bool     // NIP-42: refuse REQ, EVENT and COUNT before AUTH
 
 	MaxMessageBytes  int           // largest client message (default 256 KiB)
 	MaxSubscriptions int           // open REQs per connection (default 32)
