@@ -129,6 +129,10 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.ReadScope = h.readScope
 	h.kicks.start(h.Relay)
 	h.cluster = startCluster(h, follow)
+	if err := h.announceMembers(context.Background()); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("signing the hub's member list: %w", err)
+	}
 	return h, nil
 }
 

@@ -148,7 +148,7 @@ func (m *Model) follow(since nostr.Timestamp) {
 	ids := m.channelIDs()
 	live := append(append(client.TimelineKinds(), client.OverlayKinds()...), kinds.Typing)
 	filters := []nostr.Filter{
-		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers}, Since: &since},
+		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers, kinds.DeleteGroup}, Since: &since},
 		{Kinds: []int{kinds.ReadState}, Authors: []string{m.c.PublicKey()}, Since: &since},
 		{Kinds: []int{kinds.Deletion}, Since: &since},
 	}
@@ -252,7 +252,7 @@ func (m *Model) apply(evs []nostr.Event) (channelsChanged bool) {
 		case ev.Kind == liveKind:
 			m.later = append(m.later, m.announce())
 			continue
-		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers:
+		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers || ev.Kind == kinds.DeleteGroup:
 			channelsChanged = true
 		case ev.Kind == kinds.ReadState:
 			if ctxName, at, err := m.c.ParseReadState(*ev); err == nil && at > m.rp[ctxName] {

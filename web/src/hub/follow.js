@@ -10,7 +10,7 @@ import { parseReadState } from './readstate.js'
  * follow subscribes for channelIds from since (unix s; default now - 5)
  * and applies each event to model. Handlers: onevent(ev, changes) for
  * every event, onreadstate(context, at) for a read position of the
- * member's keys, onchannels(ev) for a channel's metadata or roster,
+ * member's keys, onchannels(ev) for a channel's metadata, roster or archiving,
  * onnames(pks) when profiles of new keys arrived, oneose() after the
  * stored events since then, onclosed(reason).
  * It returns the subscription ({close()}).
@@ -18,7 +18,7 @@ import { parseReadState } from './readstate.js'
 export function follow (hub, model, channelIds, { since, onevent = () => {}, onreadstate = () => {}, onchannels = () => {}, onnames = () => {}, oneose = () => {}, onclosed = () => {} } = {}) {
   since = since ?? Math.floor(Date.now() / 1000) - 5
   const filters = [
-    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers], since },
+    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers, KIND.DeleteGroup], since },
     { kinds: [KIND.ReadState], since },
     { kinds: [KIND.Deletion, KIND.Reaction], since }
   ]
@@ -33,7 +33,7 @@ export function follow (hub, model, channelIds, { since, onevent = () => {}, onr
         if (r) onreadstate(r.context, r.at)
         return
       }
-      if (ev.kind === KIND.GroupMetadata || ev.kind === KIND.GroupMembers) { onchannels(ev); return }
+      if (ev.kind === KIND.GroupMetadata || ev.kind === KIND.GroupMembers || ev.kind === KIND.DeleteGroup) { onchannels(ev); return }
       const changes = model.apply(ev)
       onevent(ev, changes)
       if (ev.kind !== KIND.Profile && !model.names.known(ev.pubkey) && !asking.has(ev.pubkey)) {
