@@ -12,7 +12,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Channel is a channel as its hub-signed state events (39000, 39002) describe it.
+// Channel is a channel as its hub-signed state events (39000, 39002) and its
+// archiving (9008) describe it.
 type Channel struct {
 	ID         string            `json:"id"`
 	Name       string            `json:"name"`
@@ -74,6 +75,18 @@ func (c *Client) channels(ctx context.Context, only []string) ([]Channel, error)
 		byID[ch.ID] = &ch
 	}
 	me := c.Member()
+	if len(ids) > 0 {
+		// Archived: a 9008 stands for it (the hub signs no 39000 after one).
+		gone, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.DeleteGroup}, Tags: nostr.TagMap{"h": ids}, Limit: 5000})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range gone {
+			if ch := byID[tagValueOf(&d, "h")]; ch != nil {
+				ch.Archived = true
+			}
+		}
+	}
 	if len(ids) > 0 {
 		rosters, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"d": ids}, Limit: 5000})
 		if err != nil {

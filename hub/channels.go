@@ -2,7 +2,6 @@ package hub
 
 import (
 	"regexp"
-	"strings"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -43,18 +42,23 @@ func (t *tx) createChannel(ev *nostr.Event) (*change, error) {
 	} else if c != nil {
 		return nil, reject("duplicate: channel %s already exists", id)
 	}
-	c := &channel{id: id, name: tagValue(ev, "name"), about: tagValue(ev, "about"), creator: t.by,
-		visibility: visibility(orDefault(tagValue(ev, "visibility"), string(visOpen))),
-		typ:        channelType(orDefault(tagValue(ev, "type"), string(typeStream)))}
-	if c.visibility != visOpen && c.visibility != visPrivate {
-		return nil, reject("invalid: visibility must be open or private")
-	}
+	c := &channel{id: id, creator: t.by, visibility: visOpen,
+		typ: channelType(orDefault(tagValue(ev, "type"), string(typeStream)))}
 	if c.typ != typeStream && c.typ != typeDM {
 		return nil, reject("invalid: type must be stream or dm")
 	}
+	if c.typ == typeDM {
+		c.visibility = visPrivate // whatever it asks for (a DM is always private)
+		if v := tagValue(ev, "visibility"); v != "" && v != string(visOpen) && v != string(visPrivate) {
+			return nil, reject("invalid: visibility must be open or private")
+		}
+		c.name, c.about = tagValue(ev, "name"), tagValue(ev, "about")
+	} else if err := applyGroupMeta(ev, c); err != nil {
+		return nil, err
+	}
+	defaultName(c)
 	var participants []string
 	if c.typ == typeDM {
-		c.visibility = visPrivate
 		seen := map[string]bool{t.by: true}
 		for p := range ev.Tags.FindAll("p") {
 			if seen[p[1]] {
@@ -69,8 +73,6 @@ func (t *tx) createChannel(ev *nostr.Event) (*change, error) {
 		if len(participants) < 1 || len(participants) > maxDMParticipants {
 			return nil, reject("invalid: a DM needs 1 to %d other participants as p tags", maxDMParticipants)
 		}
-	} else if strings.TrimSpace(c.name) == "" {
-		return nil, reject("invalid: a channel needs a name tag")
 	}
 	if err := t.putChannel(c); err != nil {
 		return nil, err
@@ -94,26 +96,17 @@ func (t *tx) editChannel(ev *nostr.Event) (*change, error) {
 	if !actor.atLeast(roleAdmin) {
 		return nil, reject("restricted: only a channel owner or admin may edit channel %s", c.id)
 	}
-	if v := visibility(tagValue(ev, "visibility")); v != "" {
-		if v != visOpen && v != visPrivate {
-			return nil, reject("invalid: visibility must be open or private")
-		}
-		if c.typ == typeDM && v != visPrivate {
-			return nil, reject("invalid: a DM stays private")
-		}
-		c.visibility = v
+	if err := applyGroupMeta(ev, c); err != nil {
+		return nil, err
 	}
-	if tg := ev.Tags.Find("name"); tg != nil {
-		c.name = tg[1]
-	}
-	if tg := ev.Tags.Find("about"); tg != nil {
-		c.about = tg[1]
-	}
+	defaultName(c)
 	return &change{channel: c.id, meta: true}, t.putChannel(c)
 }
 
 // archiveChannel: the channel stays readable; every later write is refused.
-// Archiving again is allowed (it re-announces the metadata).
+// No 39000-39002 is signed for it from then on, so a NIP-29 client, which
+// hides a group whose newest 9008 is newer than its 39000, sees it gone;
+// hive's own clients read the 9008. Archiving again is allowed.
 func (t *tx) archiveChannel(ev *nostr.Event) (*change, error) {
 	c, err := t.existingChannel(ev)
 	if err != nil {
@@ -127,7 +120,7 @@ func (t *tx) archiveChannel(ev *nostr.Event) (*change, error) {
 		return nil, reject("restricted: only a channel owner may archive channel %s", c.id)
 	}
 	c.deleted = true
-	return &change{channel: c.id, meta: true, system: "channel_archived"}, t.putChannel(c)
+	return &change{channel: c.id, system: "channel_archived"}, t.putChannel(c)
 }
 
 // tagValue is the value of ev's first tag named name, or "".

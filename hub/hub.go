@@ -31,6 +31,10 @@ type Config struct {
 	Now       func() time.Time
 }
 
+// SupportedNIPs are the NIPs a hub implements, as its NIP-11 document lists
+// them (spec/protocol.md, "The NIP-11 document").
+var SupportedNIPs = []int{1, 9, 11, 29, 40, 42, 45, 50, 70}
+
 // Hub is a running closed hub.
 type Hub struct {
 	admin string
@@ -116,6 +120,8 @@ func Open(cfg Config) (*Hub, error) {
 	rc := cfg.Relay
 	rc.RequireAuth = true
 	rc.PubKey = cfg.Admin
+	rc.Self = cfg.Keys.PublicHex
+	rc.SupportedNIPs = SupportedNIPs
 	h.Relay = relay.New(rc, st, cfg.Log)
 	h.Relay.Hooks.Admit = append(h.Relay.Hooks.Admit, h.admit)
 	h.Relay.Hooks.RejectEvent = append(h.Relay.Hooks.RejectEvent, h.rejectEvent)
@@ -124,6 +130,10 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.ReadScope = h.readScope
 	h.kicks.start(h.Relay)
 	h.cluster = startCluster(h, follow)
+	if err := h.announceMembers(context.Background()); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("signing the hub's member list: %w", err)
+	}
 	return h, nil
 }
 

@@ -57,7 +57,7 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 			return nil, err
 		}
 		t.note(func(e *viewEdit) { e.setHubMember(target, noRole) })
-		return nil, nil
+		return &change{members: true}, nil
 	}
 	newRole := roleMember
 	if tg := ev.Tags.Find("role"); tg != nil {
@@ -73,7 +73,7 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 	if target != t.admin {
 		t.note(func(e *viewEdit) { e.setHubMember(target, newRole) })
 	}
-	return nil, nil
+	return &change{members: true}, nil
 }
 
 // member loads the channel named by ev's h and the author's role in it, and

@@ -63,6 +63,7 @@ const (
 // channel is a row of the channels table.
 type channel struct {
 	id, name, about, creator string
+	picture                  string // NIP-29 picture URL, "" for none (table channel_pictures)
 	visibility               visibility
 	typ                      channelType
 	deleted                  bool // archived

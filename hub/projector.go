@@ -37,6 +37,9 @@ func (p *projector) Stateful(kind int) bool { return kinds.Classify(kind).IsStat
 // Apply checks ev in the write transaction and writes its effect, returning
 // the hub-signed snapshots it calls for.
 func (p *projector) Apply(sqlTx store.WriteTx, ev *nostr.Event) ([]*nostr.Event, error) {
+	if ev.PubKey == p.hub.keys.PublicHex && kinds.Classify(ev.Kind).HubSigned {
+		return nil, nil // the hub's own announcement (its member lists at start)
+	}
 	mark := len(p.pending)
 	t := p.tx(sqlTx, func(d delta) { p.pending = append(p.pending, pendingDelta{ev.ID, d}) })
 	ch, err := t.apply(ev)

@@ -3,7 +3,7 @@ package hub
 // projectionTables are derived from the log: Rebuild empties and refills them,
 // and replay --verify compares them. Their columns hold nothing that is not a
 // function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_members", "agents", "devices", "revocations", "reactions"}
+var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions"}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS hub_members (
@@ -19,6 +19,12 @@ var schema = []string{
 		type       TEXT NOT NULL,
 		creator    TEXT NOT NULL,
 		deleted    INTEGER NOT NULL
+	)`,
+	// A channel's NIP-29 picture, beside its row (a table of its own, so a
+	// log written before pictures needs no migration).
+	`CREATE TABLE IF NOT EXISTS channel_pictures (
+		channel TEXT PRIMARY KEY,
+		picture TEXT NOT NULL
 	)`,
 	`CREATE TABLE IF NOT EXISTS channel_members (
 		channel TEXT NOT NULL,

@@ -11,36 +11,25 @@ import (
 // snapshot signs fresh 39000/39001/39002 state for the channel and a 40099
 // system row where a person would expect one.
 func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event, error) {
+	if ch.members {
+		return h.memberLists(t, int64(trigger.CreatedAt))
+	}
 	c, err := t.channel(ch.channel)
 	if err != nil || c == nil {
 		return nil, err
 	}
-	var last int64
-	t.QueryRow(`SELECT at FROM state_clock WHERE channel = ?`, c.id).Scan(&last)
-	at := max(h.now().Unix(), last+1, int64(trigger.CreatedAt))
-	if _, err := t.Exec(`INSERT INTO state_clock (channel, at) VALUES (?, ?) ON CONFLICT (channel) DO UPDATE SET at = excluded.at`, c.id, at); err != nil {
+	at, err := h.stateClock(t, c.id, int64(trigger.CreatedAt))
+	if err != nil {
 		return nil, err
 	}
 	var out []*nostr.Event
 	sign := func(kind int, content string, tags nostr.Tags, when int64) error {
-		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(when), Content: content, Tags: tags}
-		if err := ev.Sign(h.keys.SecretHex); err != nil {
-			return err
-		}
+		ev, err := h.sign(kind, content, tags, when)
 		out = append(out, ev)
-		return nil
+		return err
 	}
 	if ch.meta {
-		tags := nostr.Tags{{"d", c.id}, {"name", c.name}, {"about", c.about}, {"visibility", string(c.visibility)}, {"type", string(c.typ)}}
-		if c.visibility == visOpen {
-			tags = append(tags, nostr.Tag{"public"}, nostr.Tag{"open"})
-		} else {
-			tags = append(tags, nostr.Tag{"private"}, nostr.Tag{"closed"})
-		}
-		if c.deleted {
-			tags = append(tags, nostr.Tag{"archived", "true"})
-		}
-		if err := sign(kinds.GroupMetadata, "", tags, at); err != nil {
+		if err := sign(kinds.GroupMetadata, "", groupMetaTags(c), at); err != nil {
 			return nil, err
 		}
 	}
@@ -87,4 +76,21 @@ func (h *Hub) snapshot(t *tx, trigger *nostr.Event, ch *change) ([]*nostr.Event,
 		}
 	}
 	return out, nil
+}
+
+// stateClock is the created_at of key's next snapshot, strictly after its
+// last one (so a replaceable snapshot always replaces the one before), and
+// records it. key is a channel id, or "" for the hub's member lists.
+func (h *Hub) stateClock(t *tx, key string, trigger int64) (int64, error) {
+	var last int64
+	t.QueryRow(`SELECT at FROM state_clock WHERE channel = ?`, key).Scan(&last)
+	at := max(h.now().Unix(), last+1, trigger)
+	_, err := t.Exec(`INSERT INTO state_clock (channel, at) VALUES (?, ?) ON CONFLICT (channel) DO UPDATE SET at = excluded.at`, key, at)
+	return at, err
+}
+
+// sign makes an event signed by the hub's key.
+func (h *Hub) sign(kind int, content string, tags nostr.Tags, at int64) (*nostr.Event, error) {
+	ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(at), Content: content, Tags: tags}
+	return ev, ev.Sign(h.keys.SecretHex)
 }

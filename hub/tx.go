@@ -46,6 +46,7 @@ type change struct {
 	channel string
 	meta    bool   // 39000
 	roster  bool   // 39001 and 39002
+	members bool   // the hub's member list changed: 13534 and 19004
 	system  string // a 40099 row of this type, if any
 	target  string // the member the system row is about
 }
@@ -130,8 +131,9 @@ func (t *tx) channel(id string) (*channel, error) {
 	c, ok := t.cache.channels[id]
 	if !ok {
 		c = &channel{}
-		err := t.QueryRow(`SELECT id, name, about, visibility, type, creator, deleted FROM channels WHERE id = ?`, id).
-			Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
+		err := t.QueryRow(`SELECT id, name, about, visibility, type, creator, deleted,
+			COALESCE((SELECT picture FROM channel_pictures WHERE channel = channels.id), '') FROM channels WHERE id = ?`, id).
+			Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted, &c.picture)
 		if errors.Is(err, sql.ErrNoRows) {
 			c, err = nil, nil
 		}
@@ -152,6 +154,12 @@ func (t *tx) putChannel(c *channel) error {
 	_, err := t.Exec(`INSERT INTO channels (id, name, about, visibility, type, creator, deleted) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, about = excluded.about, visibility = excluded.visibility, deleted = excluded.deleted`,
 		c.id, c.name, c.about, c.visibility, c.typ, c.creator, c.deleted)
+	if err == nil && c.picture != "" {
+		_, err = t.Exec(`INSERT INTO channel_pictures (channel, picture) VALUES (?, ?)
+			ON CONFLICT (channel) DO UPDATE SET picture = excluded.picture`, c.id, c.picture)
+	} else if err == nil {
+		_, err = t.Exec(`DELETE FROM channel_pictures WHERE channel = ?`, c.id)
+	}
 	if err != nil {
 		return err
 	}

@@ -52,9 +52,10 @@ func loadView(db store.Reader, admin string) (*view, error) {
 		return err
 	})
 	if err == nil {
-		err = scan(`SELECT id, name, about, visibility, type, creator, deleted FROM channels`, func(r *sql.Rows) error {
+		err = scan(`SELECT id, name, about, visibility, type, creator, deleted,
+			COALESCE((SELECT picture FROM channel_pictures WHERE channel = channels.id), '') FROM channels`, func(r *sql.Rows) error {
 			c := &channelView{members: map[string]role{}}
-			err := r.Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted)
+			err := r.Scan(&c.id, &c.name, &c.about, &c.visibility, &c.typ, &c.creator, &c.deleted, &c.picture)
 			v.channels[c.id] = c
 			return err
 		})

@@ -76,35 +76,36 @@ func (k Kind) Undeletable() bool { return k.Effect == Lasting }
 
 // Numbers of the kinds hive gives meaning to.
 const (
-	Profile         = 0
-	Deletion        = 5
-	Reaction        = 7
-	Message         = 9
-	AddUser         = 9000
-	RemoveUser      = 9001
-	EditMetadata    = 9002
-	DeleteInChannel = 9005
-	CreateGroup     = 9007
-	DeleteGroup     = 9008
-	JoinRequest     = 9021
-	LeaveRequest    = 9022
-	Presence        = 20001
-	Typing          = 20002
-	Auth            = 22242
-	PairingMessage  = 24134
-	ObserverFrame   = 24200
-	ReadState       = 30078
-	AgentRevocation = 30450
-	GroupMetadata   = 39000
-	GroupAdmins     = 39001
-	GroupMembers    = 39002
-	Edit            = 40003
-	Receipt         = 40010
-	AgentStatus     = 10451
-	SystemRow       = 40099
-	HubMemberAdd    = 8000
-	HubMemberRemove = 8001
-	HubMemberList   = 13534
+	Profile          = 0
+	Deletion         = 5
+	Reaction         = 7
+	Message          = 9
+	AddUser          = 9000
+	RemoveUser       = 9001
+	EditMetadata     = 9002
+	DeleteInChannel  = 9005
+	CreateGroup      = 9007
+	DeleteGroup      = 9008
+	JoinRequest      = 9021
+	LeaveRequest     = 9022
+	Presence         = 20001
+	Typing           = 20002
+	Auth             = 22242
+	PairingMessage   = 24134
+	ObserverFrame    = 24200
+	ReadState        = 30078
+	AgentRevocation  = 30450
+	GroupMetadata    = 39000
+	GroupAdmins      = 39001
+	GroupMembers     = 39002
+	Edit             = 40003
+	Receipt          = 40010
+	AgentStatus      = 10451
+	SystemRow        = 40099
+	HubMemberAdd     = 8000
+	HubMemberRemove  = 8001
+	HubMemberList    = 13534
+	CreatePermission = 19004
 )
 
 // AgentStatusMaxLifetime bounds an agent status's NIP-40 expiration: at
@@ -128,7 +129,8 @@ var table = []Kind{
 	{DeleteGroup, "channel delete", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "NIP-29 style"},
 	{JoinRequest, "join", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "open channels only"},
 	{LeaveRequest, "leave", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "the last owner cannot leave"},
-	{HubMemberList, "hub member list (NIP-43)", NonConversational, Replaceable, nil, Members, true, NoEffect, "hub-signed"},
+	{HubMemberList, "hub member list (NIP-43)", NonConversational, Replaceable, nil, Members, true, NoEffect, "hub-signed: `-` and one `member` tag per hub member, the admin included; re-signed on every 8000/8001 and at start"},
+	{CreatePermission, "who may create channels", NonConversational, Replaceable, nil, Members, true, NoEffect, "hub-signed: one `p` tag per key that may create channels (every hub member), as NIP-29 clients read it to offer \"create room\"; re-signed with 13534"},
 	{Presence, "presence", NonConversational, Ephemeral, nil, Members, false, NoEffect, ""},
 	{Typing, "typing", NonConversational, Ephemeral, []string{"h"}, ChannelMembers, false, NoEffect, ""},
 	{Auth, "AUTH (NIP-42)", NoPartition, NeverStored, []string{"relay", "challenge"}, AuthorOnly, false, NoEffect, "only inside an AUTH message"},

@@ -31,21 +31,28 @@ type limitation struct {
 
 type info struct {
 	nip11.RelayInformationDocument
+	Self       string     `json:"self,omitempty"` // NIP-11: the key the hub signs its own events with
 	Limitation limitation `json:"limitation"`
 }
 
 // Info is the hub's NIP-11 document; every limit the hub enforces is in it.
 func (r *Relay) Info() any {
 	def, max := r.store.Limits()
+	nips := make([]any, len(r.cfg.SupportedNIPs))
+	for i, n := range r.cfg.SupportedNIPs {
+		nips[i] = n
+	}
 	doc := info{
 		RelayInformationDocument: nip11.RelayInformationDocument{
 			Name:          r.cfg.Name,
 			Description:   r.cfg.Description,
 			PubKey:        r.cfg.PubKey,
-			SupportedNIPs: []any{1, 9, 11, 40, 42, 45, 50},
+			SupportedNIPs: nips,
 			Software:      "hive",
-			Version:       "0.1.0",
+			Version:       r.cfg.Version,
+			Icon:          r.cfg.Icon,
 		},
+		Self: r.cfg.Self,
 		Limitation: limitation{
 			RelayLimitationDocument: nip11.RelayLimitationDocument{
 				MaxMessageLength:    r.cfg.MaxMessageBytes,

@@ -21,9 +21,15 @@ import (
 type Config struct {
 	Name        string
 	Description string
-	PubKey      string   // the hub's own key (signs system events)
-	PublicURLs  []string // ws:// or wss:// URLs clients use; NIP-42 relay tags must match one
-	RequireAuth bool     // NIP-42: refuse REQ, EVENT and COUNT before AUTH
+	Icon        string // NIP-11 icon URL ("" leaves it out)
+	PubKey      string // NIP-11 pubkey: whom to contact about the hub (its admin)
+	Self        string // NIP-11 self: the hub's own key, which signs its state events
+	Version     string // NIP-11 version of the software (default "devel")
+	// SupportedNIPs is NIP-11's supported_nips: what the hub built on this
+	// relay implements (default: the relay's own 1, 9, 11, 40, 42, 45, 50).
+	SupportedNIPs []int
+	PublicURLs    []string // ws:// or wss:// URLs clients use; NIP-42 relay tags must match one
+	RequireAuth   bool     // NIP-42: refuse REQ, EVENT and COUNT before AUTH
 
 	MaxMessageBytes  int           // largest client message (default 256 KiB)
 	MaxSubscriptions int           // open REQs per connection (default 32)
@@ -45,7 +51,7 @@ type Config struct {
 	// The budget of a connection that has not authenticated (with RequireAuth):
 	// it can cost the hub little more than its socket until it does.
 	MaxUnauthMessageBytes int     // largest message before AUTH (default 16 KiB)
-	UnauthBurst           int     // messages a connection may send before AUTH at once (default 20)
+	UnauthBurst           int     // messages a connection may send before AUTH at once (default 64: a NIP-29 client's opening burst)
 	UnauthRate            float64 // and then per second (default 2)
 	MaxUnauthConns        int     // concurrent unauthenticated connections (default 1,024)
 	MaxUnauthPerAddr      int     // of them from one source address (default 128)
@@ -92,7 +98,7 @@ func (c *Config) defaults() {
 	set(&c.MaxOutboundBytes, 4<<20)
 	set(&c.ReadBufferBytes, 512)
 	set(&c.MaxUnauthMessageBytes, 16<<10)
-	set(&c.UnauthBurst, 20)
+	set(&c.UnauthBurst, 64)
 	set(&c.MaxUnauthConns, 1024)
 	set(&c.MaxUnauthPerAddr, 128)
 	set(&c.MaxPendingConns, 1024)
@@ -111,6 +117,12 @@ func (c *Config) defaults() {
 	setD(&c.HeaderTimeout, 5*time.Second)
 	if c.Name == "" {
 		c.Name = "hive"
+	}
+	if c.Version == "" {
+		c.Version = "devel"
+	}
+	if c.SupportedNIPs == nil {
+		c.SupportedNIPs = []int{1, 9, 11, 40, 42, 45, 50}
 	}
 }
 

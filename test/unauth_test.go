@@ -157,14 +157,14 @@ func TestUnauthenticatedBudgetBinary(t *testing.T) {
 
 	t.Run("message rate before AUTH", func(t *testing.T) {
 		c := dialRaw(t, p.URL)
-		for i := 0; i < 40; i++ {
+		for i := 0; i < 100; i++ {
 			if err := c.ws.WriteMessage(websocket.TextMessage, []byte(fmt.Sprintf(`["REQ","s%d",{}]`, i))); err != nil {
 				break
 			}
 		}
 		code, reason := closeOf(t, c.ws, 5*time.Second)
 		if !strings.HasPrefix(reason, "rate-limited: ") {
-			t.Fatalf("40 messages at once before AUTH: closed with %d %q, want rate-limited:", code, reason)
+			t.Fatalf("100 messages at once before AUTH: closed with %d %q, want rate-limited:", code, reason)
 		}
 	})
 

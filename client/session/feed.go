@@ -16,7 +16,7 @@ import (
 // typing. web/src/hub/follow.js asks the same (spec/fixtures/session/feed.json).
 func FeedFilters(channels []string, since nostr.Timestamp) []nostr.Filter {
 	fs := []nostr.Filter{
-		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers}, Since: &since},
+		{Kinds: []int{kinds.Profile, kinds.Presence, kinds.GroupMetadata, kinds.GroupMembers, kinds.DeleteGroup}, Since: &since},
 		{Kinds: []int{kinds.ReadState}, Since: &since},
 		{Kinds: []int{kinds.Deletion, kinds.Reaction}, Since: &since},
 	}

@@ -129,7 +129,7 @@ func (s *Session) Apply(evs []nostr.Event) Applied {
 		case ev.Kind == feedUp:
 			out.FeedUp = true
 			continue
-		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers:
+		case ev.Kind == kinds.GroupMetadata || ev.Kind == kinds.GroupMembers || ev.Kind == kinds.DeleteGroup:
 			out.ChannelsChanged = true
 		case ev.Kind == kinds.ReadState:
 			if context, at, err := s.c.ParseReadState(*ev); err == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/internal/buildinfo"
 	"github.com/ainb/hive/pairing/endpoint"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
@@ -251,6 +252,7 @@ func servePprof(addr string, log *slog.Logger) {
 // relayConfig is the relay's configuration: the limits set by flags, the URLs.
 func relayConfig(limits relay.Config, urls []string) relay.Config {
 	limits.PublicURLs = urls
+	limits.Version = buildinfo.Get(version, commit).Version
 	return limits
 }
 

@@ -15,7 +15,7 @@ import { parseReadState } from './readstate.js'
  */
 export function feedFilters (channelIds, since) {
   const filters = [
-    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers], since },
+    { kinds: [KIND.Profile, KIND.Presence, KIND.GroupMetadata, KIND.GroupMembers, KIND.DeleteGroup], since },
     { kinds: [KIND.ReadState], since },
     { kinds: [KIND.Deletion, KIND.Reaction], since }
   ]
@@ -44,7 +44,7 @@ export function follow (hub, model, channelIds, { since, onevent = () => {}, onr
         if (r) onreadstate(r.context, r.at)
         return
       }
-      if (ev.kind === KIND.GroupMetadata || ev.kind === KIND.GroupMembers) { onchannels(ev); return }
+      if (ev.kind === KIND.GroupMetadata || ev.kind === KIND.GroupMembers || ev.kind === KIND.DeleteGroup) { onchannels(ev); return }
       const changes = model.apply(ev)
       onevent(ev, changes)
       if (ev.kind !== KIND.Profile && !model.names.known(ev.pubkey) && !asking.has(ev.pubkey)) {

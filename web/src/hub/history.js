@@ -31,6 +31,11 @@ export async function listChannels (hub, only) {
   const byID = new Map()
   for (const m of await hub.query([f])) byID.set(tagValue(m, 'd'), channelFromMeta(m)) // oldest first: the newest wins
   if (byID.size) {
+    // archived: a 9008 stands for it (the hub signs no 39000 after one)
+    for (const d of await hub.query([{ kinds: [KIND.DeleteGroup], '#h': [...byID.keys()], limit: 5000 }])) {
+      const ch = byID.get(tagValue(d, 'h'))
+      if (ch) ch.archived = true
+    }
     const rosters = await hub.query([{ kinds: [KIND.GroupMembers], '#d': [...byID.keys()], limit: 5000 }])
     for (const r of rosters) {
       const ch = byID.get(tagValue(r, 'd'))
