@@ -156,3 +156,32 @@ func TestWorkflowValidateErrors(t *testing.T) {
 		})
 	}
 }
+
+// The examples validate as written, through the real binary.
+func TestWorkflowExamplesValidate(t *testing.T) {
+	for file, want := range map[string]string{
+		"standup.yaml":    "ok: standup (1 trigger, 1 step)\n",
+		"deploy.yaml":     "ok: deploy (1 trigger, 5 steps)\n",
+		"ci-webhook.yaml": "ok: ci-notify (1 trigger, 1 step)\n",
+	} {
+		path := filepath.Join("..", "examples", "workflows", file)
+		stdout, stderr, code := hiveOutErr(t, "workflow", "validate", path)
+		if code != 0 || stdout != want || stderr != "" {
+			t.Errorf("%s: exit %d %q %q, want %q", file, code, stdout, stderr, want)
+		}
+		stdout, _, code = hiveOutErr(t, "workflow", "validate", path, "--json")
+		var out struct {
+			OK       bool
+			Name     string
+			Triggers int
+			Steps    int
+			Errors   []any
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != 0 || !out.OK || out.Errors == nil || len(out.Errors) != 0 || !strings.Contains(want, out.Name+" (") {
+			t.Errorf("%s --json: exit %d %s", file, code, stdout)
+		}
+	}
+	if _, stderr, code := hiveOutErr(t, "workflow", "validate", filepath.Join(t.TempDir(), "nope.yaml")); code != 4 || !strings.Contains(stderr, "no such file") {
+		t.Errorf("missing file: exit %d %s", code, stderr)
+	}
+}

@@ -42,6 +42,14 @@ func TestTemplateOffsets(t *testing.T) {
 	if got, _ := tpl.Render(Values{Trigger: Trigger{Text: "x"}}); got != "}}x!" {
 		t.Fatalf("got %q", got)
 	}
+	// nor do the braces of a map literal
+	tpl, errs = CompileTemplate(`${{ toJSON({"a": {"b": trigger.text}}) }}`, Scope{})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if got, _ := tpl.Render(Values{Trigger: Trigger{Text: "x"}}); got != "{\n  \"a\": {\n    \"b\": \"x\"\n  }\n}" {
+		t.Fatalf("got %q", got)
+	}
 }
 
 func TestConditions(t *testing.T) {

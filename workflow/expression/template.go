@@ -76,9 +76,11 @@ func (t *Template) Plain() (string, bool) {
 }
 
 // closing is the offset of the "}}" that ends an expression in s, skipping
-// string literals; -1 if there is none.
+// string literals and the braces of map literals ({"a": {"b": 1}} ends
+// no expression); -1 if there is none.
 func closing(s string) int {
 	var quote byte
+	depth := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -90,8 +92,12 @@ func closing(s string) int {
 			}
 		case c == '"' || c == '\'' || c == '`':
 			quote = c
-		case c == '}' && i+1 < len(s) && s[i+1] == '}':
+		case c == '{':
+			depth++
+		case c == '}' && depth == 0 && i+1 < len(s) && s[i+1] == '}':
 			return i
+		case c == '}' && depth > 0:
+			depth--
 		}
 	}
 	return -1
