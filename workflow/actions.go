@@ -18,7 +18,7 @@ func (r *reader) action(st *Step, n *yaml.Node, keys map[string]*yaml.Node, t Tr
 		p := &Post{In: "channel"}
 		if n.Kind == yaml.ScalarNode {
 			p.Text, _ = r.text(n, "post", scope)
-		} else if m, _, ok := r.mapping(n, "post", "text", "in", "mention"); ok {
+		} else if m, _, ok := r.mapping(n, "post", Keys["post"]...); ok {
 			p.Text = r.requiredText(n, m, "text", "post", scope)
 			if v := m["in"]; v != nil {
 				p.In, _ = r.word(v, "in", "channel", "thread")
@@ -34,7 +34,7 @@ func (r *reader) action(st *Step, n *yaml.Node, keys map[string]*yaml.Node, t Tr
 		st.Post = p
 	case "dm":
 		d := &DM{}
-		if m, _, ok := r.mapping(n, "dm", "to", "text"); ok {
+		if m, _, ok := r.mapping(n, "dm", Keys["dm"]...); ok {
 			if v := m["to"]; v == nil {
 				r.fail(n, "dm has no to: add to: @name or an npub")
 			} else if s, ok := r.str(v, "to"); ok && r.person(v, s, "to") {
@@ -50,7 +50,7 @@ func (r *reader) action(st *Step, n *yaml.Node, keys map[string]*yaml.Node, t Tr
 		rc := &React{}
 		if n.Kind == yaml.ScalarNode {
 			rc.Emoji, _ = r.str(n, "react")
-		} else if m, _, ok := r.mapping(n, "react", "emoji"); ok {
+		} else if m, _, ok := r.mapping(n, "react", Keys["react"]...); ok {
 			if v := m["emoji"]; v == nil {
 				r.fail(n, "react has no emoji: add emoji:, e.g. emoji: \"👀\"")
 			} else {
@@ -60,7 +60,7 @@ func (r *reader) action(st *Step, n *yaml.Node, keys map[string]*yaml.Node, t Tr
 		st.React = rc
 	case "ask_agent":
 		a := &AskAgent{}
-		if m, k, ok := r.mapping(n, "ask_agent", "agent", "text", "timeout"); ok {
+		if m, k, ok := r.mapping(n, "ask_agent", Keys["ask_agent"]...); ok {
 			if v := m["agent"]; v == nil {
 				r.fail(n, "ask_agent has no agent: add agent: (the agent's name or npub)")
 			} else {
@@ -76,7 +76,7 @@ func (r *reader) action(st *Step, n *yaml.Node, keys map[string]*yaml.Node, t Tr
 		w := &Wait{}
 		if n.Kind == yaml.ScalarNode {
 			w.Duration, _ = r.duration(n, "wait", MinDuration, MaxDuration)
-		} else if m, _, ok := r.mapping(n, "wait", "until"); ok {
+		} else if m, _, ok := r.mapping(n, "wait", Keys["wait"]...); ok {
 			if v := m["until"]; v == nil {
 				r.fail(n, "wait has no until: write wait: 10m, or wait: {until: EXPRESSION}")
 			} else if c := r.timeExpr(v, scope); c != nil {
@@ -88,7 +88,7 @@ func (r *reader) action(st *Step, n *yaml.Node, keys map[string]*yaml.Node, t Tr
 		s := &SetTopic{}
 		if n.Kind == yaml.ScalarNode {
 			s.Text, _ = r.text(n, "set_topic", scope)
-		} else if m, _, ok := r.mapping(n, "set_topic", "text"); ok {
+		} else if m, _, ok := r.mapping(n, "set_topic", Keys["set_topic"]...); ok {
 			s.Text = r.requiredText(n, m, "text", "set_topic", scope)
 		}
 		st.SetTopic = s
@@ -149,7 +149,7 @@ var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
 func (r *reader) http(n *yaml.Node, scope expression.Scope) *HTTP {
 	h := &HTTP{Headers: map[string]Text{}}
-	m, _, ok := r.mapping(n, "http", "url", "method", "headers", "body")
+	m, _, ok := r.mapping(n, "http", Keys["http"]...)
 	if !ok {
 		return h
 	}

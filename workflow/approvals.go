@@ -15,7 +15,7 @@ const MaxApprovals = 20
 
 func (r *reader) approval(st *Step, n *yaml.Node, stepKeys map[string]*yaml.Node, scope expression.Scope) *Approval {
 	a := &Approval{OnTimeout: "fail", Min: 1}
-	m, keys, ok := r.mapping(n, "approval", "approvers", "message", "timeout", "on_timeout", "min", "allow_self")
+	m, keys, ok := r.mapping(n, "approval", Keys["approval"]...)
 	if !ok {
 		return a
 	}

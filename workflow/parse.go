@@ -23,8 +23,6 @@ var (
 	identRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
-var topKeys = []string{"name", "channel", "description", "on", "concurrency", "steps"}
-
 // Parse reads and validates a definition. file names it in errors. On any
 // problem it returns every problem found (an *Errors), and the definition
 // as far as it could be read (nil for invalid YAML).

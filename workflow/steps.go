@@ -7,11 +7,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var (
-	stepKeys = []string{"id", "name", "if", "timeout", "continue_on_error"}
-	actions  = []string{"post", "dm", "react", "ask_agent", "approval", "wait", "set_topic", "http"}
-)
-
 // Default step timeouts.
 const (
 	DefaultTimeout         = 5 * time.Minute

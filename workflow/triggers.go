@@ -10,8 +10,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var triggerKeys = []string{"message", "reaction", "schedule", "webhook", "manual"}
-
 // MaxLateBound bounds a schedule's max_late; DefaultMaxLate is its default.
 const (
 	DefaultMaxLate = time.Hour
@@ -31,7 +29,7 @@ func (r *reader) triggers(key, n *yaml.Node) Triggers {
 	if v := m["message"]; v != nil {
 		t.Message = &MessageTrigger{From: From{Kind: "people"}, Threads: "top"}
 		if v.Tag != "!!null" {
-			if mm, _, ok := r.mapping(v, "the message trigger", "when", "from", "threads"); ok {
+			if mm, _, ok := r.mapping(v, "the message trigger", Keys["message"]...); ok {
 				if w := mm["when"]; w != nil {
 					t.Message.When = r.condition(w, "when", only)
 				}
@@ -47,7 +45,7 @@ func (r *reader) triggers(key, n *yaml.Node) Triggers {
 	if v := m["reaction"]; v != nil {
 		t.Reaction = &ReactionTrigger{From: From{Kind: "people"}}
 		if v.Tag != "!!null" {
-			if mm, _, ok := r.mapping(v, "the reaction trigger", "emoji", "when", "from"); ok {
+			if mm, _, ok := r.mapping(v, "the reaction trigger", Keys["reaction"]...); ok {
 				if e := mm["emoji"]; e != nil {
 					t.Reaction.Emoji, _ = r.str(e, "emoji")
 				}
@@ -70,7 +68,7 @@ func (r *reader) triggers(key, n *yaml.Node) Triggers {
 	if v := m["webhook"]; v != nil {
 		t.Webhook = &WebhookTrigger{}
 		if v.Tag != "!!null" {
-			r.mapping(v, "the webhook trigger") // no keys in v1: {} or empty
+			r.mapping(v, "the webhook trigger", Keys["webhook"]...) // no keys in v1: {} or empty
 		}
 	}
 	if v := m["manual"]; v != nil {
@@ -84,7 +82,7 @@ func (r *reader) triggers(key, n *yaml.Node) Triggers {
 
 func (r *reader) schedule(n *yaml.Node) (ScheduleTrigger, bool) {
 	s := ScheduleTrigger{Pos: pos(n), MaxLate: DefaultMaxLate}
-	m, _, ok := r.mapping(n, "a schedule", "cron", "timezone", "max_late")
+	m, _, ok := r.mapping(n, "a schedule", Keys["schedule"]...)
 	if !ok {
 		return s, false
 	}
@@ -165,14 +163,12 @@ func (r *reader) person(n *yaml.Node, s, what string) bool {
 	return false
 }
 
-var inputKeys = []string{"type", "required", "default", "options", "description"}
-
 func (r *reader) manual(n *yaml.Node) *ManualTrigger {
 	mt := &ManualTrigger{RunBy: From{Kind: "members"}}
 	if n.Tag == "!!null" {
 		return mt
 	}
-	m, _, ok := r.mapping(n, "the manual trigger", "run_by", "inputs")
+	m, _, ok := r.mapping(n, "the manual trigger", Keys["manual"]...)
 	if !ok {
 		return mt
 	}

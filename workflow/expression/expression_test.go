@@ -82,3 +82,14 @@ func TestConditions(t *testing.T) {
 		t.Errorf("until: %v", e)
 	}
 }
+
+// ?. reads through a missing value, as spec/workflows.md says.
+func TestOptionalChaining(t *testing.T) {
+	tpl, errs := CompileTemplate(`${{ webhook.body?.ref ?? "none" }}`, Scope{})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if got, err := tpl.Render(Values{}); err != nil || got != "none" {
+		t.Fatalf("got %q %v", got, err)
+	}
+}
