@@ -17,7 +17,7 @@ reaction, schedule, webhook, manual) and steps: run in order. See spec/workflows
 and examples/workflows/.`,
 	}
 	usageErrors(cmd)
-	cmd.AddCommand(newWorkflowValidateCmd(), newWorkflowNextCmd())
+	cmd.AddCommand(newWorkflowValidateCmd(), newWorkflowNextCmd(), newWorkflowApplyCmd(), newWorkflowListCmd(), newWorkflowShowCmd())
 	return cmd
 }
 
@@ -34,4 +34,18 @@ func readWorkflowFile(path string) (*workflow.Definition, *workflow.Errors, erro
 		return d, err.(*workflow.Errors), nil
 	}
 	return d, nil, nil
+}
+
+// validWorkflowFile reads a definition file that must be valid: its
+// problems go to stderr, and the error says how to see them again.
+func validWorkflowFile(cmd *cobra.Command, path string) (*workflow.Definition, error) {
+	d, errs, err := readWorkflowFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if errs != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), errs.Error())
+		return nil, usageErrorf("%s is not a valid workflow: see `hive workflow validate %s`", path, path)
+	}
+	return d, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ainb/hive/workflow"
 	"github.com/ainb/hive/workflow/schedule"
 	"github.com/spf13/cobra"
 )
@@ -20,21 +22,52 @@ type nextSlot struct {
 	Zone  string `json:"zone"`  // IANA name
 	Slot  string `json:"slot"`  // the wall-clock slot, e.g. 2026-03-29T02:30
 	Cron  string `json:"cron"`
+	at    time.Time
+	note  string
+}
+
+// nextSlots are the first count slots at or after start of every schedule
+// of d, merged in order.
+func nextSlots(d *workflow.Definition, start time.Time, count int) []nextSlot {
+	type dated struct {
+		schedule.Slot
+		cron string
+	}
+	var all []dated
+	for _, s := range d.On.Schedule {
+		for _, sl := range s.Schedule.Slots(start, count) {
+			all = append(all, dated{sl, s.Schedule.Cron.Text})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
+	out := []nextSlot{}
+	for _, sl := range all[:min(count, len(all))] {
+		n := nextSlot{Local: sl.At.Format(time.RFC3339), UTC: sl.At.UTC().Format(time.RFC3339), Zone: sl.At.Location().String(), Slot: sl.Wall.Format("2006-01-02T15:04"), Cron: sl.cron, at: sl.At}
+		switch {
+		case sl.Gap:
+			n.note = fmt.Sprintf("  (%s is skipped by the clock change: fires when it ends)", sl.Wall.Format("15:04"))
+		case sl.Ambiguous:
+			n.note = fmt.Sprintf("  (%s happens twice: fires at the first)", sl.Wall.Format("15:04"))
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func newWorkflowNextCmd() *cobra.Command {
-	var from string
+	var from, channel string
 	var count int
 	cmd := &cobra.Command{
-		Use:   "next FILE [--from TIME] [--count N]",
+		Use:   "next NAME|FILE [--from TIME] [--count N]",
 		Short: "The next times a workflow's schedules fire, in their zone and in UTC",
-		Long: `Print the next slots of every schedule trigger of a workflow file, in order:
-the local time in the schedule's zone and the UTC instant. Each wall-clock slot
-fires once: a slot inside a spring-forward gap fires at the first instant after
-the gap, an ambiguous fall-back slot at its first occurrence.
+		Long: `Print the next slots of every schedule trigger of a workflow file, or of the
+applied workflow NAME (among the channels you are in; --channel picks one), in
+order: the local time in the schedule's zone and the UTC instant. Each
+wall-clock slot fires once: a slot inside a spring-forward gap fires at the first
+instant after the gap, an ambiguous fall-back slot at its first occurrence.
 --from TIME (RFC 3339, default now) shows the slots at or after it.
 With --json one line per slot: {"local", "utc", "zone", "slot", "cron"}.`,
-		Args: exactArgs(1, "FILE"),
+		Args: exactArgs(1, "NAME|FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
 			if from != "" {
@@ -47,44 +80,16 @@ With --json one line per slot: {"local", "utc", "zone", "slot", "cron"}.`,
 			if count < 1 || count > 1000 {
 				return usageErrorf("--count %d: it is 1 to 1000", count)
 			}
-			path := args[0]
-			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				return exitWith(exitNotFound, fmt.Errorf("no workflow file %s: next reads a workflow file (naming an applied workflow needs `hive workflow apply`, not in this hive yet)", path))
-			}
-			d, errs, err := readWorkflowFile(path)
+			d, err := definitionArg(cmd, args[0], channel)
 			if err != nil {
 				return err
-			}
-			if errs != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), errs.Error())
-				return usageErrorf("%s is not a valid workflow: see `hive workflow validate %s`", path, path)
 			}
 			if len(d.On.Schedule) == 0 {
 				return usageErrorf("workflow %s has no schedule trigger: next shows the slots of on: schedule:", d.Name)
 			}
-			type dated struct {
-				schedule.Slot
-				cron string
-			}
-			var all []dated
-			for _, s := range d.On.Schedule {
-				for _, sl := range s.Schedule.Slots(start, count) {
-					all = append(all, dated{sl, s.Schedule.Cron.Text})
-				}
-			}
-			sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
-			all = all[:min(count, len(all))]
-			for _, sl := range all {
-				v := nextSlot{Local: sl.At.Format(time.RFC3339), UTC: sl.At.UTC().Format(time.RFC3339), Zone: sl.At.Location().String(), Slot: sl.Wall.Format("2006-01-02T15:04"), Cron: sl.cron}
-				err := output(cmd, v, func(w io.Writer) error {
-					note := ""
-					switch {
-					case sl.Gap:
-						note = fmt.Sprintf("  (%s is skipped by the clock change: fires when it ends)", sl.Wall.Format("15:04"))
-					case sl.Ambiguous:
-						note = fmt.Sprintf("  (%s happens twice: fires at the first)", sl.Wall.Format("15:04"))
-					}
-					_, err := fmt.Fprintf(w, "%s %s  %s  %s  %s%s\n", sl.At.Format("Mon 2006-01-02 15:04"), sl.At.Format("MST -07:00"), v.UTC, v.Zone, v.Cron, note)
+			for _, n := range nextSlots(d, start, count) {
+				err := output(cmd, n, func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "%s %s  %s  %s  %s%s\n", n.at.Format("Mon 2006-01-02 15:04"), n.at.Format("MST -07:00"), n.UTC, n.Zone, n.Cron, n.note)
 					return err
 				})
 				if err != nil {
@@ -96,5 +101,29 @@ With --json one line per slot: {"local", "utc", "zone", "slot", "cron"}.`,
 	}
 	cmd.Flags().StringVar(&from, "from", "", "show the slots at or after TIME (RFC 3339; default now)")
 	cmd.Flags().IntVar(&count, "count", 5, "how many slots (1 to 1000)")
+	cmd.Flags().StringVar(&channel, "channel", "", "for NAME: the channel, when two workflows share the name")
+	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
+}
+
+// definitionArg reads a workflow file, or, when arg is no file, the applied
+// workflow of that name from the hub.
+func definitionArg(cmd *cobra.Command, arg, channel string) (*workflow.Definition, error) {
+	if _, err := os.Stat(arg); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return validWorkflowFile(cmd, arg)
+	}
+	var d *workflow.Definition
+	err := withSession(cmd, func(ctx context.Context, s *session) error {
+		w, err := findWorkflow(ctx, s, arg, channel)
+		if err != nil {
+			return err
+		}
+		it, def := viewWorkflow(w)
+		if it.Status == "invalid" {
+			return usageErrorf("workflow %s does not validate here: %s", arg, it.Reason)
+		}
+		d = def
+		return nil
+	})
+	return d, err
 }
