@@ -38,6 +38,7 @@ func allRules() ruleSet {
 	agentRules(rs)
 	readStateRules(rs)
 	receiptRules(rs)
+	workflowRules(rs)
 	return rs
 }
 

@@ -1,9 +1,7 @@
 package test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,17 +23,8 @@ func hiveCmd(t *testing.T, args ...string) string {
 
 func hiveExit(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String() + stderr.String(), code
+	stdout, stderr, code := hiveOutErr(t, args...)
+	return stdout + stderr, code
 }
 
 // The identity flow through the real CLI and the real hub process: attest an

@@ -33,7 +33,7 @@ func newRootCmd() *cobra.Command {
 	usageErrors(root)
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
 		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newSearchCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newChatCmd(), newWaitCmd(), newWhoCmd(), newStatusCmd(),
-		newBridgeCmd(), newAgentGuardCmd(), newMCPCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd(), newVersionCmd())
+		newBridgeCmd(), newAgentGuardCmd(), newMCPCmd(), newWorkflowCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd(), newVersionCmd())
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
