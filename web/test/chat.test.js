@@ -57,7 +57,7 @@ test('pages back to the start merge without duplicates and show what hive read s
   assert.equal(m.row(q.id).replies, 1)
   // the Go model (hive read --json) shows the same rows, names and text
   const goRows = lines(await hub.as(bob, ['read', 'general', '--json', '--limit', '500', '--no-mark']))
-  const want = goRows.map(({ name, label, shown, op, ...row }) => row)
+  const want = goRows.map(({ name, label, shown, op, member, ...row }) => row)
   const got = rows.filter(r => !r.system || want.some(w => w.id === r.id)).map(asGo)
   assert.deepEqual(got, want)
   for (const g of goRows) {
