@@ -2,6 +2,10 @@
 // process on a free loopback port, and a timeout for client promises.
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import assert from 'node:assert/strict'
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -13,6 +17,17 @@ export function freePort() {
       srv.close(() => resolve(port))
     })
   })
+}
+
+// startSQLiteHub runs HIVE_BIN's hive serve over SQLite on a free port with
+// data in a new temp dir named by prefix; it returns { hub, dataDir, url }.
+export async function startSQLiteHub (prefix, adminPK) {
+  const bin = process.env.HIVE_BIN
+  assert.ok(bin, 'HIVE_BIN must name a built hive binary (make test-interop sets it)')
+  const dataDir = mkdtempSync(join(tmpdir(), prefix))
+  const addr = `127.0.0.1:${await freePort()}`
+  const hub = await startHub(bin, addr, dataDir, adminPK, '')
+  return { hub, dataDir, url: `ws://${addr}` }
 }
 
 // startHub runs hive serve on addr with data in dir and adminPK as its

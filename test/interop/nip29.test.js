@@ -4,9 +4,7 @@
 // depend on the log, and hive.test.js has the PostgreSQL run to itself.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 
 import WebSocket from 'ws'
@@ -14,7 +12,7 @@ import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure'
 import NDK, { NDKEvent, NDKPrivateKeySigner, NDKRelaySet } from '@nostr-dev-kit/ndk'
 
-import { freePort, startHub, stopHub, withTimeout } from './harness.js'
+import { startSQLiteHub, stopHub, withTimeout } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 globalThis.WebSocket ??= WebSocket // NDK uses the global one (Node 20 has none)
@@ -28,12 +26,7 @@ let self // NIP-11 self: the hub's key
 const closers = []
 
 before(async () => {
-  const bin = process.env.HIVE_BIN
-  assert.ok(bin, 'HIVE_BIN must name a built hive binary (make test-interop sets it)')
-  dataDir = mkdtempSync(join(tmpdir(), 'hive-interop-nip29-'))
-  const addr = `127.0.0.1:${await freePort()}`
-  url = `ws://${addr}`
-  hub = await startHub(bin, addr, dataDir, adminPK, '')
+  ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-nip29-', adminPK))
   const res = await fetch(url.replace('ws://', 'http://'), { headers: { Accept: 'application/nostr+json' } })
   const doc = await res.json()
   assert.ok(doc.supported_nips.includes(29), `NIP-11 supported_nips ${doc.supported_nips} lists 29`)

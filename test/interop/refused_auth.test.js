@@ -7,9 +7,7 @@
 // PostgreSQL database of the second run to itself.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 
 import WebSocket from 'ws'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
@@ -17,7 +15,7 @@ import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure
 import { npubEncode } from 'nostr-tools/nip19'
 import NDK, { NDKEvent, NDKPrivateKeySigner, NDKRelaySet } from '@nostr-dev-kit/ndk'
 
-import { freePort, startHub, stopHub, withTimeout } from './harness.js'
+import { startSQLiteHub, stopHub, withTimeout } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 globalThis.WebSocket ??= WebSocket // NDK uses the global one (Node 20 has none)
@@ -29,12 +27,7 @@ let url
 const closers = []
 
 before(async () => {
-  const bin = process.env.HIVE_BIN
-  assert.ok(bin, 'HIVE_BIN must name a built hive binary (make test-interop sets it)')
-  dataDir = mkdtempSync(join(tmpdir(), 'hive-interop-auth-'))
-  const addr = `127.0.0.1:${await freePort()}`
-  url = `ws://${addr}`
-  hub = await startHub(bin, addr, dataDir, adminPK, '')
+  ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-auth-', adminPK))
 })
 
 after(async () => {
