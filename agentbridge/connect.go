@@ -103,7 +103,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 	defer ctl.Unsub()
 	// The status tells watchers of this connection (Conn) only now, so the
 	// watch frames they send in answer reach the control subscription.
-	r.status.connected(time.Now())
+	r.status.connected(time.Now(), false) // the loop's first status
 	go r.statusLoop(ctx, h)
 	roster, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}}}})
 	if err != nil {
