@@ -215,7 +215,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	r.obs = newObserver(ck, att.Owner, r.publishOnce)
 	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
 	r.restoreLeases()
-	r.to.OnReconnect = func() { r.status.connected(time.Now()) } // watchers renew their leases
+	r.to.OnReconnect = func() { r.status.connected(time.Now(), true) } // watchers renew their leases
 	r.d = newDispatch(a.Processes)
 	r.d.start = r.startTurn
 	return r, nil

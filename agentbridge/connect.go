@@ -101,7 +101,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 	defer ctl.Unsub()
 	// The status tells watchers of this connection (Conn) only now, so the
 	// watch frames they send in answer reach the control subscription.
-	r.status.connected(time.Now())
+	r.status.connected(time.Now(), false) // the loop's first status
 	statuses := make(chan *nostr.Event, 16)
 	go r.statusLoop(ctx, h, statuses)
 	roster, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}}}})

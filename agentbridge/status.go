@@ -46,9 +46,17 @@ func (b *statusBoard) set(fn func(s *client.AgentState)) {
 }
 
 // connected marks a new connection to the hub in the status (Conn), which
-// tells watchers to renew their leases.
-func (b *statusBoard) connected(at time.Time) {
-	b.set(func(s *client.AgentState) { s.Conn = at.UnixMilli() })
+// tells watchers to renew their leases; with publish, the status loop
+// sends it (else its next status does).
+func (b *statusBoard) connected(at time.Time, publish bool) {
+	mark := func(s *client.AgentState) { s.Conn = at.UnixMilli() }
+	if publish {
+		b.set(mark)
+		return
+	}
+	b.mu.Lock()
+	mark(&b.s)
+	b.mu.Unlock()
 }
 
 // failed records the last error: the first line of a failure's reason.

@@ -13,15 +13,17 @@ import (
 // watchRetry is how soon a watch control frame that failed is sent again.
 const watchRetry = 10 * time.Second
 
-// KeepWatch keeps this key's watch of agent (spec/agents.md, "Devices watch
-// by lease"): it sends the watch control frame, sealed with ck (the
-// conversation key of the agent and this key), now and returns that
-// send's error; then, until ctx ends, again every observer.WatchRenew
-// (every watchRetry after a failure) and whenever the agent's status (kind
-// 10451) shows a new connection of its bridge to the hub: a bridge that
-// started, restarted or reconnected after this watch began. So a paired
-// device gets the frames from the moment the bridge is up, whichever
-// started first, and the owner gets the pending permission requests again.
+// KeepWatch keeps this key's watch of agent (spec/agents.md, "A watch
+// outlives restarts"): it sends the watch control frame, sealed with ck
+// (the conversation key of the agent and this key), now, and then, until
+// ctx ends, every observer.WatchRenew (every watchRetry after a failure)
+// and whenever the agent's status (kind 10451) shows a connection of its
+// bridge to the hub that the hub did not hold when the watch began: a
+// bridge that started, restarted or reconnected. So a paired device gets
+// the frames from the moment the bridge is up, whichever started first,
+// and the owner gets the pending permission requests again. It returns the
+// first send's error (the watch goes on; a caller that gives up ends ctx),
+// or the status query's (no watch then).
 func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error {
 	f := nostr.Filter{Kinds: []int{kinds.AgentStatus}, Authors: []string{agent}}
 	// The status the hub holds now is a bridge the first watch reaches (or
@@ -48,13 +50,14 @@ func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error
 		_, err = c.Publish(pctx, *ev)
 		return err
 	}
-	if err := send(); err != nil {
-		status.Close()
-		return err
-	}
+	first := send()
 	go func() {
 		defer status.Close()
-		renew := time.NewTimer(observer.WatchRenew)
+		next := observer.WatchRenew
+		if first != nil {
+			next = watchRetry
+		}
+		renew := time.NewTimer(next)
 		defer renew.Stop()
 		for {
 			again := false
@@ -78,7 +81,7 @@ func (c *Client) KeepWatch(ctx context.Context, agent string, ck [32]byte) error
 			}
 		}
 	}()
-	return nil
+	return first
 }
 
 // bridgeRun is what a watcher knows of an agent's bridge from its status:
