@@ -134,7 +134,7 @@ func (r *reader) innerTimeout(st *Step, stepKeys map[string]*yaml.Node, m, keys 
 // timeExpr compiles an expression that gives a time (wait: until:).
 func (r *reader) timeExpr(n *yaml.Node, scope expression.Scope) *expression.Program {
 	src, ok := r.str(n, "until")
-	if !ok {
+	if !ok || !r.budget(n, 1) {
 		return nil
 	}
 	p, e := expression.CompileTime(src, scope)

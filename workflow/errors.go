@@ -22,9 +22,11 @@ type Error struct {
 func (e Error) String() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Message) }
 
 // Errors are every problem of one definition file, in file order.
+// At most MaxErrors are kept; Dropped counts the others.
 type Errors struct {
-	File string
-	List []Error
+	File    string
+	List    []Error
+	Dropped int
 }
 
 func (e *Errors) Error() string {
@@ -32,11 +34,18 @@ func (e *Errors) Error() string {
 	for i, x := range e.List {
 		lines[i] = e.File + ":" + x.String()
 	}
+	if e.Dropped > 0 {
+		lines = append(lines, fmt.Sprintf("%s: %d more problems not shown", e.File, e.Dropped))
+	}
 	return strings.Join(lines, "\n")
 }
 
 // add records a problem at p.
 func (e *Errors) add(p Pos, format string, args ...any) {
+	if len(e.List) >= MaxErrors {
+		e.Dropped++
+		return
+	}
 	e.List = append(e.List, Error{Pos: p, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -34,7 +34,7 @@ func (r *reader) exprError(n *yaml.Node, base int, e *expression.Error, what str
 // around it is allowed and means the same.
 func (r *reader) condition(n *yaml.Node, what string, scope expression.Scope) *Condition {
 	src, ok := r.str(n, what)
-	if !ok {
+	if !ok || !r.budget(n, 1) {
 		return nil
 	}
 	base := 0
@@ -55,7 +55,7 @@ func (r *reader) condition(n *yaml.Node, what string, scope expression.Scope) *C
 // text compiles a text with ${{ }} parts.
 func (r *reader) text(n *yaml.Node, what string, scope expression.Scope) (Text, bool) {
 	src, ok := r.str(n, what)
-	if !ok {
+	if !ok || !r.budget(n, strings.Count(src, "${{")) {
 		return Text{}, false
 	}
 	t, errs := expression.CompileTemplate(src, scope)

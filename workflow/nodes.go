@@ -14,6 +14,20 @@ import (
 type reader struct {
 	lines []string
 	errs  *Errors
+	exprs int // expressions compiled so far (MaxExpressions)
+}
+
+// budget counts k more expressions at n; false (reported once) past
+// MaxExpressions.
+func (r *reader) budget(n *yaml.Node, k int) bool {
+	r.exprs += k
+	if r.exprs <= MaxExpressions {
+		return true
+	}
+	if r.exprs-k <= MaxExpressions {
+		r.fail(n, "more than %d expressions in one definition: split it into several workflows", MaxExpressions)
+	}
+	return false
 }
 
 func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }

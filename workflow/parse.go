@@ -13,9 +13,11 @@ import (
 
 // Limits of one definition (spec/workflows.md, "Limits").
 const (
-	MaxBytes    = 64 << 10
-	MaxSteps    = 50
-	MaxTriggers = 10
+	MaxBytes       = 64 << 10
+	MaxSteps       = 50
+	MaxTriggers    = 10
+	MaxExpressions = 500 // in one definition: bounds what validating one costs
+	MaxErrors      = 100 // reported; the rest are counted
 )
 
 var (
@@ -113,5 +115,5 @@ func scopeFor(manual *ManualTrigger, before []string, secrets bool) expression.S
 			s.Inputs = append(s.Inputs, expression.Input{Name: in.Name, Type: in.Type})
 		}
 	}
-	return s
+	return s.Prepared()
 }

@@ -22,13 +22,15 @@ func (r *reader) steps(n *yaml.Node, t Triggers) []Step {
 	if len(n.Content) == 0 {
 		r.fail(n, "steps is empty: add one or more steps")
 	}
-	if len(n.Content) > MaxSteps {
-		r.fail(n, "%d steps: at most %d", len(n.Content), MaxSteps)
+	items := list(n)
+	if len(items) > MaxSteps {
+		r.fail(n, "%d steps: at most %d (the ones after step %d are not read)", len(items), MaxSteps, MaxSteps)
+		items = items[:MaxSteps]
 	}
 	var out []Step
 	var before []string
 	ids := map[string]Pos{}
-	for _, sn := range list(n) {
+	for _, sn := range items {
 		st, ok := r.step(sn, t, before)
 		if st.ID != "" {
 			if first, dup := ids[st.ID]; dup {

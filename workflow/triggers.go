@@ -59,7 +59,12 @@ func (r *reader) triggers(key, n *yaml.Node) Triggers {
 		}
 	}
 	if v := m["schedule"]; v != nil {
-		for _, e := range list(v) {
+		entries := list(v)
+		if len(entries) > MaxTriggers {
+			r.fail(v, "%d schedules: at most %d triggers in all", len(entries), MaxTriggers)
+			entries = entries[:MaxTriggers]
+		}
+		for _, e := range entries {
 			if s, ok := r.schedule(e); ok {
 				t.Schedule = append(t.Schedule, s)
 			}

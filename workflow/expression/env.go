@@ -85,6 +85,16 @@ type Scope struct {
 	Inputs      []Input
 	Steps       []string // the ids of the steps before this one
 	Secrets     bool     // inside an http step
+
+	typ *reflect.Type // set by Prepared: the environment type, built once
+}
+
+// Prepared is the scope with its environment type built, so that the
+// expressions compiled in it (and in its copies) share one type.
+func (s Scope) Prepared() Scope {
+	t := s.envType()
+	s.typ = &t
+	return s
 }
 
 // names are the environment's top-level names in this scope.
@@ -103,6 +113,9 @@ func (s Scope) names() []string {
 // struct built for the scope, so that inputs and step ids are fields and a
 // misspelt one does not compile.
 func (s Scope) envType() reflect.Type {
+	if s.typ != nil {
+		return *s.typ
+	}
 	var fields []reflect.StructField
 	add := func(name string, t reflect.Type) {
 		fields = append(fields, field(name, len(fields), t))
