@@ -49,6 +49,18 @@ func NewLive() *Live {
 	return &Live{presence: map[string]seen{}, typing: map[string]map[string]*span{}, turns: map[string]map[string]*span{}}
 }
 
+// comesOnline reports whether ev is a presence that brings its key online:
+// "online" (or empty) from a key not online at now.
+func (l *Live) comesOnline(ev *nostr.Event, now time.Time) bool {
+	if ev.Kind != kinds.Presence {
+		return false
+	}
+	if st := strings.TrimSpace(ev.Content); st != "" && st != Online {
+		return false
+	}
+	return l.Presence(ev.PubKey, now) != Online
+}
+
 // Apply records a presence or typing event seen at now, and reports
 // whether it was one.
 func (l *Live) Apply(ev *nostr.Event, now time.Time) bool {

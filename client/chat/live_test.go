@@ -55,3 +55,38 @@ func TestLiveSignals(t *testing.T) {
 		t.Fatalf("presence past its TTL: %q", p)
 	}
 }
+
+// A presence comes online when it says online (or nothing) and its key was
+// not online before it: a renewal, away, offline and the member's own keys
+// do not (the chat answers only those that come online).
+func TestComesOnline(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	m := chat.New(keys[0])
+	m.SetClock(func() time.Time { return now })
+	bob := keys[1]
+	presence := func(pk, status string) *nostr.Event {
+		return &nostr.Event{ID: pk + status, PubKey: pk, Kind: kinds.Presence, Content: status}
+	}
+	steps := []struct {
+		ev   *nostr.Event
+		want bool
+		why  string
+	}{
+		{presence(keys[0], "online"), false, "the member's own presence"},
+		{presence(bob, "away"), false, "away is not online"},
+		{presence(bob, ""), true, "empty is online, after away"},
+		{presence(bob, "online"), false, "a renewal while online"},
+		{presence(bob, "offline"), false, "offline"},
+		{presence(bob, "online"), true, "online again after offline"},
+	}
+	for _, s := range steps {
+		if got := m.ComesOnline(s.ev); got != s.want {
+			t.Fatalf("%s: ComesOnline = %v", s.why, got)
+		}
+		m.Apply(s.ev)
+	}
+	now = now.Add(chat.PresenceTTL + time.Second)
+	if !m.ComesOnline(presence(bob, "online")) {
+		t.Fatal("online after the last presence expired does not come online")
+	}
+}

@@ -32,6 +32,12 @@ func (m *Model) Own(author string) bool {
 	return author == m.me || m.names.ActsFor(author) == m.me
 }
 
+// ComesOnline reports whether ev, not yet applied, is another member's
+// presence that brings them online (they were not online before it).
+func (m *Model) ComesOnline(ev *nostr.Event) bool {
+	return !m.Own(ev.PubKey) && m.live.comesOnline(ev, m.now())
+}
+
 // unread reports whether r counts as unread: a content kind, visible, not
 // the member's own, newer than the channel's position and, for a reply,
 // than its thread's.

@@ -108,7 +108,7 @@ func merge(a, b Applied) Applied {
 	a.ChannelsChanged = a.ChannelsChanged || b.ChannelsChanged
 	a.FeedUp = a.FeedUp || b.FeedUp
 	a.Unknown = append(a.Unknown, b.Unknown...)
-	a.Presence = append(a.Presence, b.Presence...)
+	a.CameOnline = append(a.CameOnline, b.CameOnline...)
 	return a
 }
 

@@ -111,10 +111,10 @@ func (s *Session) Has(id string) bool { return s.index(id) >= 0 }
 
 // Applied is what applying events asks of the surface.
 type Applied struct {
-	ChannelsChanged bool          // a channel's metadata or roster changed: Reload
-	FeedUp          bool          // the live subscription is on the wire
-	Unknown         []string      // keys without a name yet: Names fetches them
-	Presence        []nostr.Event // presences that came
+	ChannelsChanged bool     // a channel's metadata or roster changed: Reload
+	FeedUp          bool     // the live subscription is on the wire
+	Unknown         []string // keys without a name yet: Names fetches them
+	CameOnline      []string // other members that came online (their presence answers a chat that starts)
 }
 
 // Apply takes events into the session: rows and overlays into the model,
@@ -136,7 +136,9 @@ func (s *Session) Apply(evs []nostr.Event) Applied {
 				s.TakePosition(context, at)
 			}
 		case ev.Kind == kinds.Presence:
-			out.Presence = append(out.Presence, *ev)
+			if s.chat.ComesOnline(ev) { // asked before the presence is applied
+				out.CameOnline = append(out.CameOnline, ev.PubKey)
+			}
 		case ev.Kind == kinds.Profile:
 			if !slices.Contains(s.profiles, ev.PubKey) {
 				s.profiles = append(s.profiles, ev.PubKey)

@@ -20,8 +20,8 @@ func (m *Model) applied(a session.Applied) (channelsChanged bool) {
 	if a.FeedUp {
 		m.later = append(m.later, m.announce())
 	}
-	for i := range a.Presence {
-		if hello := m.hello(&a.Presence[i]); hello != nil {
+	if len(a.CameOnline) > 0 {
+		if hello := m.hello(); hello != nil {
 			m.later = append(m.later, hello)
 		}
 	}

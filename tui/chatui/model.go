@@ -54,8 +54,8 @@ type Model struct {
 	selected   string    // the selected row (timeline focus)
 	editing    string    // the message the composer edits
 	drafts     map[string]string
-	helloed    time.Time // when the chat last answered another's coming online
-	keepOffset bool      // rows came above the view: keep showing the same rows
+	greeting   greeting // answers to others coming online
+	keepOffset bool     // rows came above the view: keep showing the same rows
 	comp       completion
 
 	focus     focus

@@ -67,25 +67,34 @@ func (m *Model) present(ctx context.Context) {
 	}
 }
 
-// helloEvery bounds how often the chat answers another member's coming
-// online with its own presence.
+// helloEvery bounds how often the chat answers others coming online with
+// its own presence.
 const helloEvery = 30 * time.Second
 
-// hello answers a member who just came online (presence is ephemeral: a
+// greeting is when the chat last answered others coming online, and
+// whether an answer waits for helloEvery to pass.
+type greeting struct {
+	last time.Time
+	due  bool
+}
+
+// hello answers members who just came online (presence is ephemeral: a
 // chat that starts learns who is online from these answers, not from the
-// hub's store), at most once per helloEvery.
-func (m *Model) hello(ev *nostr.Event) tea.Cmd {
-	if ev.PubKey == m.c().PublicKey() || (ev.Content != "" && ev.Content != "online") {
+// hub's store): at once, or, within helloEvery of the last answer, once
+// that has passed (greetDue), so that a newcomer is never left unanswered.
+func (m *Model) hello() tea.Cmd {
+	m.greeting.due = true
+	return m.greetDue()
+}
+
+// greetDue sends the answer that waits, if helloEvery has passed.
+func (m *Model) greetDue() tea.Cmd {
+	now := m.opt.Now()
+	if !m.greeting.due || now.Sub(m.greeting.last) < helloEvery {
 		return nil
 	}
-	if _, seen := m.chat().Live().PresenceSeen(ev.PubKey, m.opt.Now()); seen {
-		return nil
-	}
-	if now := m.opt.Now(); now.Sub(m.helloed) >= helloEvery {
-		m.helloed = now
-		return m.announce()
-	}
-	return nil
+	m.greeting = greeting{last: now}
+	return m.announce()
 }
 
 // announce publishes the member's presence: online.

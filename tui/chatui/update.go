@@ -58,7 +58,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case tickMsg:
 		m.connCheck()
-		cmds = append(cmds, tick())
+		cmds = append(cmds, tick(), m.greetDue())
 	case tea.FocusMsg:
 		m.blurred = false
 	case tea.BlurMsg:
