@@ -3,7 +3,6 @@ package test
 import (
 	"crypto/tls"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -80,25 +79,8 @@ func TestLoginDuringStalledTLSHandshakes(t *testing.T) {
 	admin := newKey(t)
 	p := startProc(t, t.TempDir(), freeAddr(t), "--tls", "self-signed", "--admin", admin.pk)
 	url := strings.Replace(p.URL, "ws://", "wss://", 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	var open atomic.Int64
-	for _, src := range sources(20) {
-		_, o := holdConns(p.addr, src, 60, math.MaxInt64, nil, stop)
-		go func() { // sum the addresses' open connections
-			for last := int64(0); ; {
-				select {
-				case <-stop:
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-				v := o.Load()
-				open.Add(v - last)
-				last = v
-			}
-		}()
-	}
-	waitAtLeast(t, "stalled handshakes open", &open, 1100, 20*time.Second)
+	open, _ := startFlooder(t, floodPlan{Addr: p.addr, Sources: sources(20), N: 60})
+	waitAtLeast(t, "stalled handshakes open", open, 1100, 20*time.Second)
 	logins, failures := memberLogins(url, admin, 6)
 	checkLogins(t, "1,200 stalled TLS handshakes from 20 addresses", logins, failures)
 }

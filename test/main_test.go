@@ -17,7 +17,13 @@ import (
 // pg is the throwaway PostgreSQL cluster of this test binary.
 var pg *pgtest.Cluster
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &pg)) }
+func TestMain(m *testing.M) {
+	if plan := os.Getenv(floodEnv); plan != "" {
+		runFlooder(plan) // this process is a test's flooder (startFlooder)
+		return
+	}
+	os.Exit(pgtest.Main(m, &pg))
+}
 
 // onPostgres reports whether the in-process closed hubs of this run use the
 // PostgreSQL log (HIVE_TEST_STORE=postgres; make test runs the closed-hub
