@@ -5,29 +5,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// attestedKey is what the log says of a key attested by a member: its
-// owner, whether the attestation on its profile is a device attestation (the
-// owner-signed device clause), the conditions of that attestation, and the
-// owner's revocation of it, if any.
-type attestedKey struct {
-	owner     string
-	device    bool
-	conds     identity.Conditions
-	revoked   bool
-	revokedAt int64
-}
-
-// deadAt says why the attestation does not stand at created_at, or "".
-func (a attestedKey) deadAt(createdAt int64) string {
-	if a.revoked && identity.RevokedBy(a.conds, a.revokedAt) {
-		return "its owner revoked it"
-	}
-	if err := a.conds.CheckTime(createdAt); err != nil {
-		return err.Error()
-	}
-	return ""
-}
-
 // checkObserverFrame: kind 24200 goes between an agent and its owner, either
 // way, and between an agent and a paired device of the same owner, either
 // way, while the device's attestation stands. A device can thus watch the

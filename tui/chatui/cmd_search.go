@@ -1,8 +1,6 @@
 package chatui
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -66,37 +64,4 @@ func (v *searchView) view(width, height int) string {
 		lines = append(lines, truncate(line, width))
 	}
 	return lipgloss.NewStyle().Width(width).Height(height).MaxHeight(height).Render(strings.Join(bottomLines(lines, height), "\n"))
-}
-
-// cmdCreate creates a channel and opens it (hive channel create): NAME
-// [--private], its id derived from the name.
-func (m *Model) cmdCreate(arg string) tea.Cmd {
-	vis := client.Open
-	var words []string
-	for _, w := range strings.Fields(arg) {
-		if w == "--private" {
-			vis = client.Private
-			continue
-		}
-		words = append(words, w)
-	}
-	name := strings.Join(words, " ")
-	if name == "" {
-		m.say(true, "usage: /create NAME [--private]")
-		return nil
-	}
-	id := client.ChannelIDFor(name)
-	if err := client.CheckChannelID(id); err != nil {
-		m.say(true, err.Error()+": name it with some of those (hive channel create --id sets it)")
-		return nil
-	}
-	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
-		if _, err := c.Publish(ctx, client.ChannelCreate(id, name, vis)); err != nil {
-			if errors.Is(err, client.ErrDuplicate) {
-				return doneMsg{err: fmt.Errorf("%s: pick another name", errText(err))}
-			}
-			return doneMsg{err: err}
-		}
-		return doneMsg{notice: fmt.Sprintf("created #%s (%s)", name, vis), open: id}
-	})
 }

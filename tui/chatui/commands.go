@@ -2,7 +2,6 @@ package chatui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,59 +83,6 @@ func (m *Model) publishing(ev nostr.Event, notice string, then doneMsg) tea.Cmd 
 		then.notice = notice
 		return then
 	})
-}
-
-func (m *Model) cmdJoin(arg string) tea.Cmd {
-	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
-		ch, err := c.ResolveChannel(ctx, strings.TrimPrefix(arg, "#"))
-		if err != nil {
-			return doneMsg{err: err}
-		}
-		if _, err := c.Publish(ctx, client.ChannelJoin(ch.ID)); err != nil && !errors.Is(err, client.ErrDuplicate) {
-			return doneMsg{err: err}
-		}
-		return doneMsg{notice: "joined #" + ch.Name, open: ch.ID}
-	})
-}
-
-func (m *Model) cmdLeave(string) tea.Cmd {
-	m.s.Leaving()
-	return m.publishing(client.ChannelLeave(m.s.Current()), "left #"+m.s.Channel().Name, doneMsg{reload: true})
-}
-
-func (m *Model) cmdDM(arg string) tea.Cmd {
-	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
-		pk, err := c.ResolveKey(ctx, arg)
-		if err != nil {
-			return doneMsg{err: err}
-		}
-		if pk == c.PublicKey() || pk == c.Member() {
-			return doneMsg{err: errors.New("that is your own key: a DM needs another participant")}
-		}
-		id := client.DMChannelID(c.PublicKey(), pk)
-		if _, err := c.Publish(ctx, client.DMCreate(id, pk)); err != nil && !errors.Is(err, client.ErrDuplicate) {
-			return doneMsg{err: err}
-		}
-		return doneMsg{open: id}
-	})
-}
-
-func (m *Model) cmdAdd(arg string) tea.Cmd {
-	ch := m.s.Current()
-	return m.call(func(ctx context.Context, c *client.Client) doneMsg {
-		pk, err := c.ResolveKey(ctx, arg)
-		if err != nil {
-			return doneMsg{err: err}
-		}
-		if _, err := c.Publish(ctx, client.ChannelAdd(ch, pk, "")); err != nil {
-			return doneMsg{err: err}
-		}
-		return doneMsg{notice: "added " + arg, reload: true}
-	})
-}
-
-func (m *Model) cmdTopic(arg string) tea.Cmd {
-	return m.publishing(client.ChannelEdit(m.s.Current(), "", arg, ""), "topic set", doneMsg{reload: true})
 }
 
 // targetEvent is the event of the message a command acts on.
