@@ -17,32 +17,6 @@ import (
 // catchUpSlack is how far behind the cursor catch-up starts (clock skew).
 const catchUpSlack = answeredKeep
 
-// connectFirst makes the first connection; failures here are startup errors.
-func (r *runner) connectFirst(ctx context.Context) error {
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	h, err := r.opt.Dial(dctx, r.to, r.keys, r.tag)
-	if errors.Is(err, ErrAuthRefused) {
-		return fmt.Errorf("the hub at %s refused AUTH for %s: %w (is the owner a member, and the attestation not revoked?)", r.to.URLs, r.keys.Npub(), err)
-	}
-	if err != nil {
-		return fmt.Errorf("hub %s unreachable: %w (is it running? check hub = in the config)", strings.Join(r.to.URLs, ", "), err)
-	}
-	r.setHub(h)
-	return nil
-}
-
-func (r *runner) setHub(h Hub) {
-	r.hubMu.Lock()
-	defer r.hubMu.Unlock()
-	r.hub = h
-	if h != nil {
-		close(r.hubUp)
-	} else {
-		r.hubUp = make(chan struct{})
-	}
-}
-
 // run serves one agent until ctx ends: dispatcher, observer, and the
 // connection loop, reconnecting with backoff.
 func (r *runner) run(ctx context.Context) {
@@ -53,12 +27,10 @@ func (r *runner) run(ctx context.Context) {
 	go r.dispatchLoop(ctx)
 	backoff := time.Second
 	for ctx.Err() == nil {
-		h := r.currentHub()
+		h := r.link.current()
 		if h == nil {
-			dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			var err error
-			h, err = r.opt.Dial(dctx, r.to, r.keys, r.tag)
-			cancel()
+			h, err = r.link.dialOnce(ctx)
 			if err != nil {
 				r.log.Warn("reconnecting to the hub", "err", err, "in", backoff)
 				select {
@@ -69,13 +41,13 @@ func (r *runner) run(ctx context.Context) {
 				backoff = min(backoff*2, 30*time.Second)
 				continue
 			}
-			r.setHub(h)
+			r.link.set(h)
 		}
 		backoff = time.Second
 		if err := r.serve(ctx, h); err != nil && ctx.Err() == nil {
 			r.log.Warn("hub connection ended", "err", err)
 		}
-		r.setHub(nil)
+		r.link.set(nil)
 		h.Close()
 	}
 }

@@ -55,10 +55,10 @@ func (r *runner) mcpServers(channel string) []acp.McpServer {
 		out = append(out, acp.McpServer{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: args, Env: env}})
 	}
 	if r.hiveMCP {
-		args := append(slices.Clone(r.opt.MCP[1:]), "--hub", r.to.URLs[0], "--key", r.mcpKeyFile(), "--tag", r.cfg.Attestation,
+		args := append(slices.Clone(r.opt.MCP[1:]), "--hub", r.link.target.URLs[0], "--key", r.mcpKeyFile(), "--tag", r.cfg.Attestation,
 			"--channel", channel, "--turn", r.turnFile(channel))
-		if r.to.Pin != "" {
-			args = append(args, "--pin", r.to.Pin)
+		if r.link.target.Pin != "" {
+			args = append(args, "--pin", r.link.target.Pin)
 		}
 		if r.cfg.HiveToolsWrite {
 			args = append(args, "--write")

@@ -35,14 +35,14 @@ type pendingFrame struct {
 
 // recipient is a key frames go to, with its conversation key.
 type recipient struct {
-	pk string
-	ck [32]byte
+	pk      string
+	convKey [32]byte // NIP-44 conversation key between the agent and pk
 }
 
 // lease is a paired device's watch: frames go to it until until.
 type lease struct {
-	ck    [32]byte
-	until time.Time
+	convKey [32]byte // NIP-44 conversation key between the agent and the device
+	until   time.Time
 }
 
 // observer turns raw ACP lines into paced, coalesced, encrypted frames to the
@@ -60,16 +60,16 @@ type observer struct {
 	store    string           // where the leases are kept ("" = nowhere)
 }
 
-func newObserver(ck [32]byte, owner string, publish func(context.Context, *nostr.Event) error) *observer {
-	return &observer{owner: recipient{owner, ck}, publish: publish, wake: make(chan struct{}, 1), watchers: map[string]lease{}}
+func newObserver(ownerKey [32]byte, owner string, publish func(context.Context, *nostr.Event) error) *observer {
+	return &observer{owner: recipient{owner, ownerKey}, publish: publish, wake: make(chan struct{}, 1), watchers: map[string]lease{}}
 }
 
 // watch sends frames to a paired device until until (renewed by its next
 // watch control frame).
-func (o *observer) watch(pk string, ck [32]byte, until time.Time) {
+func (o *observer) watch(pk string, convKey [32]byte, until time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.watchers[pk] = lease{ck: ck, until: until}
+	o.watchers[pk] = lease{convKey: convKey, until: until}
 	o.saveLeasesLocked()
 }
 
@@ -93,7 +93,7 @@ func (o *observer) recipients(now time.Time) []recipient {
 			expired = true
 			continue
 		}
-		out = append(out, recipient{pk, l.ck})
+		out = append(out, recipient{pk, l.convKey})
 	}
 	if expired {
 		o.saveLeasesLocked()
@@ -202,11 +202,11 @@ func (o *observer) send(ctx context.Context, pf *pendingFrame) {
 	if pf.n > 1 {
 		f.Msg = withChunkText(f.Msg, pf.text.String())
 	}
-	if _, err := obs.SealFrame(f, o.owner.ck, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
+	if _, err := obs.SealFrame(f, o.owner.convKey, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
 		f.Msg, _ = json.Marshal(map[string]any{"truncated": len(f.Msg)})
 	}
 	for _, to := range o.recipients(time.Now()) {
-		ev, err := obs.SealFrame(f, to.ck, to.pk)
+		ev, err := obs.SealFrame(f, to.convKey, to.pk)
 		if err != nil {
 			return
 		}

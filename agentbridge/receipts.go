@@ -86,7 +86,7 @@ func (r *runner) outboxLoop(ctx context.Context) {
 			}
 		}
 		for _, ev := range newestPerMention(batch) {
-			if err := r.publish(ctx, ev); err != nil && ctx.Err() == nil {
+			if err := r.link.publish(ctx, ev); err != nil && ctx.Err() == nil {
 				r.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
 			}
 		}

@@ -119,7 +119,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	} else {
 		go func() {
 			defer close(noticed)
-			r.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
+			r.link.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
 		}()
 	}
 	res, err := r.prompt(ctx, p, t)
@@ -275,7 +275,7 @@ var errWedged = errors.New("agent wedged")
 // the session; if the agent does not stop within cancelGrace it is wedged.
 func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptResponse, error) {
 	session := t.Session()
-	pc := r.buildContext(ctx, r.currentHub(), session, t.batch)
+	pc := r.buildContext(ctx, r.link.current(), session, t.batch)
 	var blocks []acp.ContentBlock
 	if t.preface != "" {
 		blocks = append(blocks, acp.TextBlock(t.preface))
@@ -354,7 +354,7 @@ func (r *runner) typing(ctx context.Context, t *turn) {
 	tick := time.NewTicker(typingEvery)
 	defer tick.Stop()
 	for {
-		if h := r.currentHub(); h != nil {
+		if h := r.link.current(); h != nil {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			h.Publish(pctx, &nostr.Event{Kind: kinds.Typing, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"h", t.channel}}})
 			cancel()

@@ -1,0 +1,111 @@
+package agentbridge
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+)
+
+// runner is one configured agent: its hub connection, pool and queue.
+//
+// A turn's output takes two paths, which never mix:
+//
+//   - The reply: the agent_message_chunk text of the turn's own session,
+//     received while its prompt is in flight, is gathered in turn.text
+//     (sessionUpdate); when the prompt returns, runTurn posts it once as the
+//     reply, an ordinary kind 9 in the channel (postReply, then the
+//     receipts). A turn the agent runs on its own (a steer) gathers its
+//     text in untracked.go instead. Nothing partial reaches the channel.
+//   - Observer frames: every raw JSON-RPC line, both directions, in wire
+//     order (routeLine), goes NIP-44-sealed to the owner and the owner's
+//     watching devices alone (observer.go), named by the turn's id, or
+//     load:<session> for a session/load's replay. They are never posted to
+//     the channel and never make the reply.
+type runner struct {
+	cfg      *AgentConfig
+	opt      Options
+	log      *slog.Logger
+	keys     identity.Keys
+	tag      nostr.Tag
+	owner    string
+	ownerKey [32]byte // the NIP-44 conversation key between the agent and its owner
+	state    *State
+	link     *hubLink // the connection to the hub
+	obs    *observer
+	out    *outbox      // receipts, published in order
+	status *statusBoard // what the agent status says
+	cache  *ctxCache    // the chat model prompt contexts are built from
+	start  time.Time
+	events chan event // for the dispatcher goroutine (events.go)
+	closed chan struct{}
+
+	d dispatch // owned by the dispatcher goroutine
+
+	mu      sync.Mutex
+	current map[*agentProc]*turn         // the turn each process is running
+	perms   map[string]*pendingPerm      // session + "\x00" + JSON-RPC id
+	members map[string]gateEntry[bool]   // "members" gate cache
+	devices map[string]gateEntry[string] // paired devices seen as mention authors: their owners
+	loose   map[string]*untracked        // session -> the agent's turn of its own
+
+	ctx context.Context // run's, for work started by the agent's own lines
+
+	hiveMCP bool // sessions get the "hive" MCP server (mcp.go)
+
+	// The agent's newest message from before this run started, once
+	// looked up (mayHaveReplied; the mention loop's own).
+	ownKnown bool
+	ownLast  nostr.Timestamp
+}
+
+func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
+	keys, tag, att, err := loadIdentity(a, opt.Passphrase)
+	if err != nil {
+		return nil, err
+	}
+	if err := LookCommand(a.Command, a.Env); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(a.Cwd); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("cwd %s is not a directory", a.Cwd)
+	}
+	log := opt.Log.With("agent", a.Name)
+	state, err := OpenState(cfg.Resolve(cfg.StateDir), a.Name, func(err error) { log.Error("saving state", "err", err) })
+	if err != nil {
+		return nil, err
+	}
+	ownerKey, err := nip44.GenerateConversationKey(att.Owner, keys.SecretHex)
+	if err != nil {
+		return nil, err
+	}
+	target, err := resolveTarget(cfg.Hub, cfg.Pin, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	target.Log = log.With("hub", strings.Join(target.URLs, ","))
+	r := &runner{cfg: a, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
+		ownerKey: ownerKey, state: state, start: time.Now(), events: make(chan event, 1024), closed: make(chan struct{}),
+		current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}, loose: map[string]*untracked{}}
+	target.OnReconnect = func() { r.status.connected(time.Now(), true) } // watchers renew their leases
+	r.link = newHubLink(target, keys, tag, opt.Dial, log)
+	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
+		if err := r.writeMCPKey(); err != nil {
+			return nil, err
+		}
+	}
+	r.obs = newObserver(ownerKey, att.Owner, r.link.publishOnce)
+	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
+	r.restoreLeases()
+	r.d = newDispatch(a.Processes)
+	r.d.start = r.startTurn
+	return r, nil
+}
+
