@@ -120,4 +120,3 @@ func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, 
 	}
 	return keys, tag, att, nil
 }
-

@@ -39,13 +39,13 @@ type runner struct {
 	ownerKey [32]byte // the NIP-44 conversation key between the agent and its owner
 	state    *State
 	link     *hubLink // the connection to the hub
-	obs    *observer
-	out    *outbox      // receipts, published in order
-	status *statusBoard // what the agent status says
-	cache  *ctxCache    // the chat model prompt contexts are built from
-	start  time.Time
-	events chan event // for the dispatcher goroutine (events.go)
-	closed chan struct{}
+	obs      *observer
+	out      *outbox      // receipts, published in order
+	status   *statusBoard // what the agent status says
+	cache    *ctxCache    // the chat model prompt contexts are built from
+	start    time.Time
+	events   chan event // for the dispatcher goroutine (events.go)
+	closed   chan struct{}
 
 	d dispatch // owned by the dispatcher goroutine
 
@@ -108,4 +108,3 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	r.d.start = r.startTurn
 	return r, nil
 }
-
