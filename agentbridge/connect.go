@@ -21,10 +21,13 @@ const catchUpSlack = answeredKeep
 // connection loop, reconnecting with backoff.
 func (r *runner) run(ctx context.Context) {
 	r.ctx = ctx
-	defer r.shutdown()
+	defer func() {
+		r.disp.stopProcesses()
+		r.state.Flush()
+	}()
 	go r.obs.run(ctx)
-	go r.outboxLoop(ctx)
-	go r.dispatchLoop(ctx)
+	go r.out.run(ctx, r.link.publish)
+	go r.disp.run(ctx)
 	backoff := time.Second
 	for ctx.Err() == nil {
 		h := r.link.current()
@@ -212,14 +215,14 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 		return
 	}
 	m.Received = time.Now()
-	r.enqueue(m)
+	r.disp.enqueue(m)
 }
 
 // notAnswered records m as answered (a restart does not ask again) and
 // gives it a not-answered receipt saying why.
 func (r *runner) notAnswered(m Mention, why string) {
 	r.state.MarkAnswered([]Mention{m}, 0)
-	r.receipt([]Mention{m}, kinds.ReceiptNotAnswered, why, "")
+	r.out.receipt([]Mention{m}, kinds.ReceiptNotAnswered, why, "")
 }
 
 // replySkew is how far a mention's created_at (its author's clock) may be

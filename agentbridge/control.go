@@ -260,5 +260,5 @@ func (r *runner) steer(ctx context.Context, c obs.Control) {
 		return
 	}
 	now := time.Now()
-	r.enqueue(Mention{Channel: channel, Author: r.owner, Content: c.Text, At: now, Received: now})
+	r.disp.enqueue(Mention{Channel: channel, Author: r.owner, Content: c.Text, At: now, Received: now})
 }

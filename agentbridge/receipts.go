@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/ainb/hive/kinds"
@@ -19,9 +20,13 @@ const outboxSize = 4096
 type outbox struct {
 	evs    chan *nostr.Event
 	stamps kinds.Stamper
+	log    *slog.Logger
+	status *statusBoard // hears of each failure's reason
 }
 
-func newOutbox() *outbox { return &outbox{evs: make(chan *nostr.Event, outboxSize)} }
+func newOutbox(log *slog.Logger, status *statusBoard) *outbox {
+	return &outbox{evs: make(chan *nostr.Event, outboxSize), log: log, status: status}
+}
 
 // receiptEvent is the agent's receipt on mention m (spec/agents.md,
 // "Receipts"): h the channel, e the mention, p its author, status, the
@@ -39,21 +44,21 @@ const maxReasonBytes = 1024
 
 // receipt queues the agent's receipt on each mention of ms (queued steers
 // have none). It never blocks.
-func (r *runner) receipt(ms []Mention, status, reason, reply string) {
+func (o *outbox) receipt(ms []Mention, status, reason, reply string) {
 	for _, m := range ms {
 		if m.ID == "" {
 			continue
 		}
 		ev := receiptEvent(m, status, reason, reply)
-		r.out.stamps.Stamp(ev)
+		o.stamps.Stamp(ev)
 		select {
-		case r.out.evs <- ev:
+		case o.evs <- ev:
 		default:
-			r.log.Warn("receipt not published: too many waiting", "event", m.ID, "status", status)
+			o.log.Warn("receipt not published: too many waiting", "event", m.ID, "status", status)
 		}
 	}
 	if kinds.ReceiptFinal(status) && status != kinds.ReceiptAnswered && reason != "" {
-		r.status.failed(reason)
+		o.status.failed(reason)
 	}
 }
 
@@ -62,15 +67,15 @@ func (r *runner) receipt(ms []Mention, status, reason, reply string) {
 // and the hub's writes of receipts stay off the moment a prompt goes out.
 const receiptDelay = 100 * time.Millisecond
 
-// outboxLoop publishes queued receipts until ctx ends, waiting for the hub
-// connection; one the hub refuses for good is logged and dropped.
-func (r *runner) outboxLoop(ctx context.Context) {
+// run publishes queued receipts until ctx ends, waiting for the hub
+// connection (publish); one the hub refuses for good is logged and dropped.
+func (o *outbox) run(ctx context.Context, publish func(context.Context, *nostr.Event) error) {
 	for {
 		var first *nostr.Event
 		select {
 		case <-ctx.Done():
 			return
-		case first = <-r.out.evs:
+		case first = <-o.evs:
 		}
 		batch := []*nostr.Event{first}
 		wait := time.After(receiptDelay)
@@ -79,15 +84,15 @@ func (r *runner) outboxLoop(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case ev := <-r.out.evs:
+			case ev := <-o.evs:
 				batch = append(batch, ev)
 			case <-wait:
 				break collect
 			}
 		}
 		for _, ev := range newestPerMention(batch) {
-			if err := r.link.publish(ctx, ev); err != nil && ctx.Err() == nil {
-				r.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
+			if err := publish(ctx, ev); err != nil && ctx.Err() == nil {
+				o.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
 			}
 		}
 	}

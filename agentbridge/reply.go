@@ -170,7 +170,7 @@ func (r *runner) postAnswer(ctx context.Context, batch []Mention, text, failed s
 	}
 	if err != nil {
 		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
-		r.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
+		r.out.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
 		return
 	}
 	for _, ptr := range pointerEvents(batch, ev) {
@@ -180,8 +180,8 @@ func (r *runner) postAnswer(ctx context.Context, batch []Mention, text, failed s
 	}
 	r.state.MarkAnswered(batch, 0)
 	if failed != "" {
-		r.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
+		r.out.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
 	} else {
-		r.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
+		r.out.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
 	}
 }

@@ -44,10 +44,7 @@ type runner struct {
 	status   *statusBoard // what the agent status says
 	cache    *ctxCache    // the chat model prompt contexts are built from
 	start    time.Time
-	events   chan event // for the dispatcher goroutine (events.go)
-	closed   chan struct{}
-
-	d dispatch // owned by the dispatcher goroutine
+	disp     *dispatcher // the queue and the process slots, on its own goroutine
 
 	mu      sync.Mutex
 	current map[*agentProc]*turn         // the turn each process is running
@@ -92,7 +89,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	}
 	target.Log = log.With("hub", strings.Join(target.URLs, ","))
 	r := &runner{cfg: a, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
-		ownerKey: ownerKey, state: state, start: time.Now(), events: make(chan event, 1024), closed: make(chan struct{}),
+		ownerKey: ownerKey, state: state, start: time.Now(),
 		current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}, loose: map[string]*untracked{}}
 	target.OnReconnect = func() { r.status.connected(time.Now(), true) } // watchers renew their leases
 	r.link = newHubLink(target, keys, tag, opt.Dial, log)
@@ -102,9 +99,24 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 		}
 	}
 	r.obs = newObserver(ownerKey, att.Owner, r.link.publishOnce)
-	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
+	r.status, r.cache = newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
+	r.out = newOutbox(log, r.status)
 	r.restoreLeases()
-	r.d = newDispatch(a.Processes)
-	r.d.start = r.startTurn
+	r.disp = newDispatcher(a.Processes, log, state, r.out, r.status, a.Env)
+	r.disp.start, r.disp.spawn, r.disp.postFailure = r.startTurn, r.startProcess, r.postFailure
 	return r, nil
+}
+
+// startTurn is dispatcher.start: the turn runs on its own goroutine.
+func (r *runner) startTurn(ctx context.Context, s *slot, p *agentProc, ch string, batch []Mention) {
+	go func() {
+		out := r.runTurn(ctx, s, p, ch, batch)
+		r.disp.send(turnEnded{s, p, ch, batch, out})
+	}()
+}
+
+// startProcess is dispatcher.spawn: an agent process, under the guard,
+// whose own messages come to the runner.
+func (r *runner) startProcess(ctx context.Context) (*agentProc, error) {
+	return startAgent(ctx, append(append([]string(nil), r.opt.Guard...), r.cfg.Command...), r.cfg.Cwd, r.cfg.Env, r.cfg.AuthMethod, r.opt.Stderr, r)
 }

@@ -90,16 +90,16 @@ func (b *statusBoard) probe() { b.set(func(*client.AgentState) {}) }
 
 // noteDispatch copies the dispatcher's queue and slots to the board
 // (called on the dispatcher goroutine).
-func (r *runner) noteDispatch() {
+func (d *dispatcher) noteDispatch() {
 	busy, open := 0, false
-	for _, s := range r.d.slots {
+	for _, s := range d.slots {
 		busy += btoi(s.state == slotBusy)
 		open = open || s.state == slotOpen
 	}
-	queued := r.d.q.Len()
-	r.status.set(func(s *client.AgentState) {
+	queued, inFlight := d.queue.Len(), len(d.inFlight)
+	d.status.set(func(s *client.AgentState) {
 		s.Busy, s.Queued, s.BreakerOpen, s.State = busy, queued, open, client.AgentIdle
-		if busy > 0 || len(r.d.inFlight) > 0 {
+		if busy > 0 || inFlight > 0 {
 			s.State = client.AgentWorking
 		}
 	})

@@ -103,7 +103,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	defer stopTyping()
 	go r.typing(typingCtx, t)
-	r.receipt(batch, kinds.ReceiptWorking, "", "")
+	r.out.receipt(batch, kinds.ReceiptWorking, "", "")
 
 	notice, err := r.ensureSession(ctx, s, p, t)
 	if err != nil {

@@ -137,7 +137,7 @@ func (r *runner) closeWhenQuiet(u *untracked) {
 	defer tick.Stop()
 	for {
 		select {
-		case <-r.closed:
+		case <-r.disp.closed:
 			return
 		case <-tick.C:
 		}
