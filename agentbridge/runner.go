@@ -46,12 +46,11 @@ type runner struct {
 	start    time.Time
 	disp     *dispatcher // the queue and the process slots, on its own goroutine
 
+	turns *turnTable // the turns running, the permissions waiting, the agent's own turns
+
 	mu      sync.Mutex
-	current map[*agentProc]*turn         // the turn each process is running
-	perms   map[string]*pendingPerm      // session + "\x00" + JSON-RPC id
 	members map[string]gateEntry[bool]   // "members" gate cache
 	devices map[string]gateEntry[string] // paired devices seen as mention authors: their owners
-	loose   map[string]*untracked        // session -> the agent's turn of its own
 
 	ctx context.Context // run's, for work started by the agent's own lines
 
@@ -90,7 +89,7 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	target.Log = log.With("hub", strings.Join(target.URLs, ","))
 	r := &runner{cfg: a, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
 		ownerKey: ownerKey, state: state, start: time.Now(),
-		current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}, loose: map[string]*untracked{}}
+		turns: newTurnTable(), members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}}
 	target.OnReconnect = func() { r.status.connected(time.Now(), true) } // watchers renew their leases
 	r.link = newHubLink(target, keys, tag, opt.Dial, log)
 	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {

@@ -69,7 +69,7 @@ func (r *runner) sessionUpdate(p *agentProc, n acp.SessionNotification) {
 		return
 	}
 	session, text := string(n.SessionId), n.Update.AgentMessageChunk.Content.Text.Text
-	if t := r.tracked(p, session); t != nil {
+	if t := r.turns.tracked(p, session); t != nil {
 		t.mu.Lock()
 		prompting := t.prompting
 		if prompting {
@@ -92,14 +92,8 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	if t.id == "" {
 		t.id = fmt.Sprintf("steer-%d", time.Now().UnixNano())
 	}
-	r.mu.Lock()
-	r.current[p] = t
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.current, p)
-		r.mu.Unlock()
-	}()
+	r.turns.begin(p, t)
+	defer r.turns.end(p)
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	defer stopTyping()
 	go r.typing(typingCtx, t)
@@ -327,7 +321,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 			return stop(fmt.Sprintf("stopped: the turn took longer than turn_timeout (%v)", r.cfg.turnTimeout))
 		case <-tick.C:
 			idle := time.Since(time.Unix(0, p.last.Load()))
-			if idle > r.cfg.idleTTL && !r.waitingForOwner(session) {
+			if idle > r.cfg.idleTTL && !r.turns.waitingForOwner(session) {
 				return stop(fmt.Sprintf("stopped: the agent was silent for longer than idle_timeout (%v)", r.cfg.idleTTL))
 			}
 		}
@@ -337,7 +331,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 // cancelSession sends session/cancel and answers the session's pending
 // permission requests with "cancelled".
 func (r *runner) cancelSession(p *agentProc, session string) {
-	r.resolveSession(session)
+	r.turns.cancelPermissions(session)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p.conn.Cancel(cctx, acp.CancelNotification{SessionId: acp.SessionId(session)})
