@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ainb/hive/identity"
@@ -48,18 +47,13 @@ type runner struct {
 
 	turns *turnTable // the turns running, the permissions waiting, the agent's own turns
 
-	mu      sync.Mutex
-	members map[string]gateEntry[bool]   // "members" gate cache
-	devices map[string]gateEntry[string] // paired devices seen as mention authors: their owners
+	gate  *answerGate   // who may ask the agent
+	prior *priorReplies // an earlier run's replies it did not record (the mention loop's own)
 
 	ctx context.Context // run's, for work started by the agent's own lines
 
 	hiveMCP bool // sessions get the "hive" MCP server (mcp.go)
 
-	// The agent's newest message from before this run started, once
-	// looked up (mayHaveReplied; the mention loop's own).
-	ownKnown bool
-	ownLast  nostr.Timestamp
 }
 
 func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
@@ -89,9 +83,11 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	target.Log = log.With("hub", strings.Join(target.URLs, ","))
 	r := &runner{cfg: a, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
 		ownerKey: ownerKey, state: state, start: time.Now(),
-		turns: newTurnTable(), members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}}
+		turns: newTurnTable()}
 	target.OnReconnect = func() { r.status.connected(time.Now(), true) } // watchers renew their leases
 	r.link = newHubLink(target, keys, tag, opt.Dial, log)
+	r.gate = newAnswerGate(a.answer, a.Answer, att.Owner, log)
+	r.prior = &priorReplies{agent: keys.PublicHex, start: r.start, log: log}
 	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
 		if err := r.writeMCPKey(); err != nil {
 			return nil, err
