@@ -69,7 +69,7 @@ func (r *runner) decide(ctx context.Context, h Hub, ev *nostr.Event, channels ma
 		why = "no channel"
 	case !member:
 		why = "the agent is not a member of channel " + ch
-	case !tagged && !r.namedInText(ev.Content):
+	case !tagged && !r.cfg.namedInText(ev.Content):
 		why = notTagged
 	}
 	if why != "" {
@@ -85,7 +85,7 @@ func (r *runner) decide(ctx context.Context, h Hub, ev *nostr.Event, channels ma
 		r.log.Info("not answering a mention: the answer gate does not admit its author", "event", m.ID, "author", m.Author)
 		why = r.gate.reason()
 	case !tagged:
-		why = "your message names " + r.handle() + " in its text but does not tag the agent (no p tag), so it is not a mention: " +
+		why = "your message names " + r.cfg.handle() + " in its text but does not tag the agent (no p tag), so it is not a mention: " +
 			"mention it with completion (@ and Tab in hive chat, @" + r.cfg.Name + " in hive send), or reply in a DM with it"
 	}
 	if why != "" {
@@ -99,14 +99,14 @@ func (r *runner) decide(ctx context.Context, h Hub, ev *nostr.Event, channels ma
 }
 
 // handle is how people type the agent's name: "@" and its display name.
-func (r *runner) handle() string { return "@" + r.displayName() }
+func (a *AgentConfig) handle() string { return "@" + a.displayName() }
 
 // namedInText reports whether text holds "@NAME" for the agent's display
 // name or its config name (any case), not followed by a letter, digit, "_"
 // or "-": how the bridge notices a mention typed without the p tag.
-func (r *runner) namedInText(text string) bool {
+func (a *AgentConfig) namedInText(text string) bool {
 	low := strings.ToLower(text)
-	for _, name := range []string{r.displayName(), r.cfg.Name} {
+	for _, name := range []string{a.displayName(), a.Name} {
 		at := "@" + strings.ToLower(name)
 		for i := strings.Index(low, at); i >= 0; {
 			end := i + len(at)

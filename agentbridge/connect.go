@@ -19,7 +19,7 @@ const catchUpSlack = answeredKeep
 // run serves one agent until ctx ends: dispatcher, observer, and the
 // connection loop, reconnecting with backoff.
 func (r *runner) run(ctx context.Context) {
-	r.ctx = ctx
+	r.runCtx = ctx
 	defer func() {
 		r.disp.stopProcesses()
 		r.state.Flush()
@@ -77,7 +77,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 	// watch frames they send in answer reach the control subscription.
 	r.status.connected(time.Now(), false) // the loop's first status
 	statuses := make(chan *nostr.Event, 16)
-	go r.statusLoop(ctx, h, statuses)
+	go r.status.run(ctx, h, statuses, r.log)
 	roster, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}}}})
 	if err != nil {
 		return fmt.Errorf("membership subscription: %w", err)
@@ -95,7 +95,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		case <-ctx.Done():
 			r.presence(context.Background(), h, "offline")
 			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			if _, err := r.publishStatus(sctx, h, client.AgentOffline); err != nil {
+			if _, err := r.status.publish(sctx, h, client.AgentOffline); err != nil {
 				r.log.Warn("publishing the offline status", "err", err)
 			}
 			cancel()
@@ -129,7 +129,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 			return fmt.Errorf("the hub refused the membership subscription: %s", reason)
 		case ev := <-mentionEvents:
 			switch {
-			case r.isProbe(ev):
+			case f.isProbe(ev):
 				f.statusBack(ev)
 			case ev.Kind == kinds.Message:
 				r.cache.apply(ev)
@@ -196,7 +196,7 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 // and picture, else its config name) with the owner's tag and a bot marker,
 // so the owner relation is in the log.
 func (r *runner) publishProfile(ctx context.Context, h Hub) error {
-	content, _ := json.Marshal(r.profile())
+	content, _ := json.Marshal(r.cfg.profile())
 	ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{r.tag, {"bot"}}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 // waits for the owner's control frame; after permission_timeout the
 // reject_once option is chosen (cancelled if there is none).
 func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json.RawMessage, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	if r.hiveMCP && hiveReadTool(req) {
+	if r.tools.enabled && hiveReadTool(req) {
 		r.turns.settled(string(req.SessionId), rpcID) // registered by permissionSeen; no owner is asked
 		return outcome(pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways))
 	}

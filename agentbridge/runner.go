@@ -13,7 +13,20 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
 
-// runner is one configured agent: its hub connection, pool and queue.
+// runner is one configured agent: it wires the parts that each have one
+// owner, and holds nothing that changes after run starts:
+//
+//   - the hub link (hubLink, one lock) and the mention loop of each
+//     connection (serve: the live feed, the roster, control frames; it
+//     alone asks decide whether the agent answers a message, and owns
+//     priorReplies and the answer gate's lookups);
+//   - the dispatcher (its goroutine: the queue, the process slots, the
+//     batches in flight), which starts each turn on a goroutine of its own;
+//   - the turn table (one lock: the turns running, the permission
+//     requests waiting, the agent's untracked turns), which turns, the
+//     processes' line hooks and control frames share;
+//   - the receipts' outbox, the status board, the observer, the context
+//     cache and the state, each with its own goroutine or lock.
 //
 // A turn's output takes two paths, which never mix:
 //
@@ -36,24 +49,23 @@ type runner struct {
 	tag      nostr.Tag
 	owner    string
 	ownerKey [32]byte // the NIP-44 conversation key between the agent and its owner
+	start    time.Time
+	// runCtx is run's context, for work the agent's own lines start (an
+	// untracked turn's reply); set once, before any goroutine of run.
+	runCtx context.Context
+
 	state    *State
-	link     *hubLink // the connection to the hub
+	link     *hubLink      // the connection to the hub
+	disp     *dispatcher   // the queue and the process slots, on its own goroutine
+	turns    *turnTable    // the turns running, the permissions waiting, the agent's own turns
+	gate     *answerGate   // who may ask the agent
+	prior    *priorReplies // an earlier run's replies it did not record (the mention loop's own)
 	obs      *observer
 	out      *outbox      // receipts, published in order
 	status   *statusBoard // what the agent status says
 	cache    *ctxCache    // the chat model prompt contexts are built from
-	start    time.Time
-	disp     *dispatcher // the queue and the process slots, on its own goroutine
-
-	turns *turnTable // the turns running, the permissions waiting, the agent's own turns
-
-	gate  *answerGate   // who may ask the agent
-	prior *priorReplies // an earlier run's replies it did not record (the mention loop's own)
-
-	ctx context.Context // run's, for work started by the agent's own lines
-
-	hiveMCP bool // sessions get the "hive" MCP server (mcp.go)
-
+	contexts *contextBuilder
+	tools    *hiveTools // the "hive" MCP server of its sessions
 }
 
 func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
@@ -88,14 +100,16 @@ func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
 	r.link = newHubLink(target, keys, tag, opt.Dial, log)
 	r.gate = newAnswerGate(a.answer, a.Answer, att.Owner, log)
 	r.prior = &priorReplies{agent: keys.PublicHex, start: r.start, log: log}
-	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
-		if err := r.writeMCPKey(); err != nil {
+	r.tools = &hiveTools{enabled: a.hiveTools() && len(opt.MCP) > 0, command: opt.MCP, dir: state.Dir(), target: target, cfg: a, keys: keys, log: log}
+	if r.tools.enabled {
+		if err := r.tools.writeMCPKey(); err != nil {
 			return nil, err
 		}
 	}
 	r.obs = newObserver(ownerKey, att.Owner, r.link.publishOnce)
 	r.status, r.cache = newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
 	r.out = newOutbox(log, r.status)
+	r.contexts = &contextBuilder{cfg: a, me: keys.PublicHex, cache: r.cache, state: state, log: log}
 	r.restoreLeases()
 	r.disp = newDispatcher(a.Processes, log, state, r.out, r.status, a.Env)
 	r.disp.start, r.disp.spawn, r.disp.postFailure = r.startTurn, r.startProcess, r.postFailure

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ const (
 )
 
 // statusBoard is the agent's state as the status event tells it. The
-// dispatcher and the turns write it; statusLoop publishes it.
+// dispatcher and the turns write it; run publishes it.
 type statusBoard struct {
 	mu   sync.Mutex
 	s    client.AgentState
@@ -85,7 +86,7 @@ func (b *statusBoard) deaf() string {
 	return b.s.Deaf
 }
 
-// probe asks statusLoop for a status soon, unchanged: the feed's probe.
+// probe asks run for a status soon, unchanged: the feed's probe.
 func (b *statusBoard) probe() { b.set(func(*client.AgentState) {}) }
 
 // noteDispatch copies the dispatcher's queue and slots to the board
@@ -132,21 +133,21 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 	return &nostr.Event{Kind: kinds.AgentStatus, CreatedAt: now, Content: string(content), Tags: nostr.Tags{{"expiration", exp}}}
 }
 
-// publishStatus sends the board (with state, when given) on h; it
+// publish sends the board (with state, when given) on h; it
 // returns the event sent. A status the hub holds a newer one of (the
 // previous run's, made in the same second) is sent again a second later,
 // so that a new connection's status (Conn) does not wait for the next
 // change.
-func (r *runner) publishStatus(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
+func (b *statusBoard) publish(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
 	for try := 1; ; try++ {
-		ev := r.status.statusEvent(state)
+		ev := b.statusEvent(state)
 		for ev == nil {
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+			case <-time.After(time.Until(time.Unix(int64(b.lastAt())+1, 0))):
 			}
-			ev = r.status.statusEvent(state)
+			ev = b.statusEvent(state)
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := h.Publish(pctx, ev)
@@ -155,9 +156,9 @@ func (r *runner) publishStatus(ctx context.Context, h Hub, state string) (*nostr
 		if err != nil && !(errors.As(err, &re) && strings.HasPrefix(re.Reason, "duplicate:") && try < 3) {
 			return nil, err
 		}
-		r.status.mu.Lock()
-		r.status.last = max(r.status.last, ev.CreatedAt)
-		r.status.mu.Unlock()
+		b.mu.Lock()
+		b.last = max(b.last, ev.CreatedAt)
+		b.mu.Unlock()
 		if err == nil {
 			return ev, nil
 		}
@@ -170,16 +171,16 @@ func (b *statusBoard) lastAt() nostr.Timestamp {
 	return b.last
 }
 
-// statusLoop publishes the board on h when it changes (at most once a
+// run publishes the board on h when it changes (at most once a
 // second) and every statusEvery, until ctx ends (serve publishes the
 // offline status then); each status published goes to sent (the feed's
 // probes), unless sent is full.
-func (r *runner) statusLoop(ctx context.Context, h Hub, sent chan<- *nostr.Event) {
+func (b *statusBoard) run(ctx context.Context, h Hub, sent chan<- *nostr.Event, log *slog.Logger) {
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	for {
-		if ev, err := r.publishStatus(ctx, h, ""); err != nil && ctx.Err() == nil {
-			r.log.Warn("publishing the agent status", "err", err)
+		if ev, err := b.publish(ctx, h, ""); err != nil && ctx.Err() == nil {
+			log.Warn("publishing the agent status", "err", err)
 		} else if err == nil {
 			select {
 			case sent <- ev:
@@ -189,7 +190,7 @@ func (r *runner) statusLoop(ctx context.Context, h Hub, sent chan<- *nostr.Event
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.status.poke:
+		case <-b.poke:
 			select { // changes close together go out as one, after the prompt
 			case <-ctx.Done():
 				return

@@ -210,7 +210,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			t.mu.Lock()
 			t.session, t.loading = ref.Session, true
 			t.mu.Unlock()
-			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
+			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.tools.mcpServers(t.channel), Meta: r.cfg.sessionMeta(p.info)})
 			t.mu.Lock() // the response line was routed before LoadSession returned
 			t.loading = false
 			t.mu.Unlock()
@@ -229,13 +229,13 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			r.log.Warn("session/load failed", "channel", t.channel, "session", ref.Session, "err", err)
 		}
 	}
-	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
+	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.tools.mcpServers(t.channel), Meta: r.cfg.sessionMeta(p.info)})
 	if err != nil {
 		return "", err
 	}
 	id := string(res.SessionId)
 	t.mu.Lock()
-	t.session, t.preface = id, r.instructionsBlock(p)
+	t.session, t.preface = id, r.cfg.instructionsBlock(p.info)
 	t.mu.Unlock()
 	if err := r.pin(cctx, p, id, res.ConfigOptions); err != nil {
 		return "", err
@@ -269,7 +269,7 @@ var errWedged = errors.New("agent wedged")
 // the session; if the agent does not stop within cancelGrace it is wedged.
 func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptResponse, error) {
 	session := t.Session()
-	pc := r.buildContext(ctx, r.link.current(), session, t.batch)
+	pc := r.contexts.buildContext(ctx, r.link.current(), session, t.batch)
 	var blocks []acp.ContentBlock
 	if t.preface != "" {
 		blocks = append(blocks, acp.TextBlock(t.preface))
@@ -280,7 +280,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 	if pc.scope != "" {
 		r.state.SetSeen(session, pc.scope, pc.upTo)
 	}
-	r.writeTurn(t)
+	r.tools.writeTurn(t)
 	type result struct {
 		res acp.PromptResponse
 		err error

@@ -156,7 +156,7 @@ func (r *runner) finishUntracked(u *untracked) {
 		r.log.Error("an untracked turn's answer has no channel to go to (unknown session)", "session", u.ref.session, "bytes", len(text))
 		return
 	}
-	ctx := r.ctx
+	ctx := r.runCtx
 	if ctx == nil {
 		ctx = context.Background()
 	}
