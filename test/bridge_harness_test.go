@@ -63,6 +63,7 @@ type bridgeEnv struct {
 
 func newBridgeEnv(t testing.TB, limits ...func(*relay.Config)) *bridgeEnv {
 	t.Helper()
+	goTool(t, "acpagent") // built before any connection to the hub is open: a slow build on a busy machine outlasted the hub's 90 s of silence
 	h, tm := startTeam(t, limits...)
 	e := &bridgeEnv{h: h, alice: tm.alice, bob: tm.bob, agent: tm.agent, a: tm.a, b: tm.b, dir: t.TempDir()}
 	keys, _ := identity.KeysFromSecretHex(tm.agent.sk)
