@@ -26,6 +26,7 @@ func (r *runner) run(ctx context.Context) {
 	}()
 	go r.obs.run(ctx)
 	go r.out.run(ctx, r.link.publish)
+	r.settleLastRun(ctx)
 	go r.disp.run(ctx)
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -187,6 +188,7 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 		r.out.receipt([]Mention{d.m}, kinds.ReceiptNotAnswered, d.why, "")
 	case settle:
 		r.state.MarkAnswered([]Mention{d.m}, 0)
+		r.finalReceipts([]Mention{d.m}, d.reply) // which the earlier run may not have published
 	case answer:
 		r.disp.enqueue(d.m)
 	}

@@ -77,7 +77,7 @@ func (b *contextBuilder) contextFrom(ctx context.Context, cl *client.Client, ses
 		b.log.Warn("could not load the prompt's context; prompting without it", "channel", t.Channel, "err", err)
 		return pc
 	}
-	m := cc.m
+	m := cc.model
 	var rows []chat.Row
 	if thread {
 		rows = m.ThreadSince(t.Root, seen.At)

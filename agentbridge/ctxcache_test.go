@@ -78,8 +78,8 @@ func signed(sk, text string, m Mention) *nostr.Event {
 // go test -run '^$' -bench ContextFromCachedThread200 ./agentbridge/
 func BenchmarkContextFromCachedThread200(b *testing.B) {
 	r, m, _ := cachedThread(b, 200)
-	rows := r.cache.m.Thread(m.Root)
-	seenAt, _ := r.cache.m.Millis(rows[len(rows)-4].ID)
+	rows := r.cache.model.Thread(m.Root)
+	seenAt, _ := r.cache.model.Millis(rows[len(rows)-4].ID)
 	for _, bc := range []struct {
 		name string
 		seen SeenMark

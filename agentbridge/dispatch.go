@@ -24,7 +24,7 @@ const (
 type slot struct {
 	idx     int
 	state   slotState
-	p       *agentProc
+	proc    *agentProc
 	breaker Breaker
 	loaded  map[string]string // channel -> session loaded in this process
 	pinned  int               // channels with affinity to this slot
@@ -118,7 +118,7 @@ func (d *dispatcher) processStarted(ctx context.Context, e processUp) {
 		d.slotFailed(ctx, s)
 		return
 	}
-	s.p, s.state = p, slotReady
+	s.proc, s.state = p, slotReady
 	d.log.Info("agent process ready", "slot", s.idx, "pid", p.Pid(), "agent", p.info.Name, "version", p.info.Version,
 		"loadSession", p.info.LoadSession, "steering", p.info.Steering)
 	go func() { <-p.exited; d.send(processExit{s, p}) }()
@@ -128,9 +128,9 @@ func (d *dispatcher) processStarted(ctx context.Context, e processUp) {
 // processExited retires a process that died while idle (one that died in
 // a turn is the turn's to report).
 func (d *dispatcher) processExited(ctx context.Context, e processExit) {
-	if s := e.s; s.p == e.p && s.state == slotReady {
+	if s := e.s; s.proc == e.p && s.state == slotReady {
 		d.log.Warn("agent process exited while idle", "slot", s.idx, "err", e.p.err)
-		s.p = nil
+		s.proc = nil
 		d.slotFailed(ctx, s)
 	}
 }
@@ -187,7 +187,7 @@ func (d *dispatcher) pump(ctx context.Context) {
 		}
 		s.state = slotBusy
 		d.inFlight[ch] = batch
-		d.start(ctx, s, s.p, ch, batch)
+		d.start(ctx, s, s.proc, ch, batch)
 	}
 	defer d.noteDispatch()
 	if d.queue.Len() > 0 && d.allOpen() {
@@ -218,7 +218,7 @@ func (d *dispatcher) allOpen() bool {
 func (d *dispatcher) turnDone(ctx context.Context, s *slot, p *agentProc, ch string, batch []Mention, out turnOutcome) {
 	switch out {
 	case turnAnswered:
-		if s.p == p && s.state == slotBusy {
+		if s.proc == p && s.state == slotBusy {
 			s.state = slotReady
 		}
 		d.finish(ch, batch)
@@ -249,10 +249,10 @@ func (d *dispatcher) turnDone(ctx context.Context, s *slot, p *agentProc, ch str
 
 // processLost retires p from s and respawns through the breaker.
 func (d *dispatcher) processLost(ctx context.Context, s *slot, p *agentProc) {
-	if s.p != p {
+	if s.proc != p {
 		return
 	}
-	s.p = nil
+	s.proc = nil
 	go p.kill()
 	d.slotFailed(ctx, s)
 }
@@ -283,7 +283,7 @@ func (d *dispatcher) stopProcesses() {
 	}
 	var wg sync.WaitGroup
 	for _, s := range d.slots {
-		if p := s.p; p != nil {
+		if p := s.proc; p != nil {
 			wg.Add(1)
 			go func() { defer wg.Done(); p.stop() }()
 		}

@@ -104,7 +104,7 @@ func TestTurnDone(t *testing.T) {
 	first := (*got)[0]
 	d.queue.Push(mention("a2", "a", t0.Add(time.Second)))
 	s := d.slots[first.slot]
-	d.turnDone(ctx, s, s.p, "a", first.batch, turnAnswered)
+	d.turnDone(ctx, s, s.proc, "a", first.batch, turnAnswered)
 	if !d.state.Answered("a1") || len(*got) != 2 || (*got)[1].slot != first.slot || (*got)[1].batch[0].ID != "a2" {
 		t.Fatalf("after the answer: answered %v, started %+v", d.state.Answered("a1"), *got)
 	}
@@ -114,7 +114,7 @@ func TestTurnDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	proc := &agentProc{proc: p}
-	s.p = proc
+	s.proc = proc
 	d.turnDone(ctx, s, proc, "a", (*got)[1].batch, turnCrashed)
 	if len(*got) != 3 {
 		t.Fatalf("the crashed batch was not run again: %+v", *got)
@@ -123,7 +123,7 @@ func TestTurnDone(t *testing.T) {
 	if again.slot == first.slot || again.batch[0].ID != "a2" || again.batch[0].Attempts != 1 || d.state.Answered("a2") {
 		t.Fatalf("after the crash: %+v (crashed slot %d)", again, first.slot)
 	}
-	if s.p != nil || s.state == slotReady || s.state == slotBusy {
+	if s.proc != nil || s.state == slotReady || s.state == slotBusy {
 		t.Fatalf("the crashed slot keeps its process: %+v", s)
 	}
 	select {

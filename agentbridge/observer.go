@@ -27,7 +27,7 @@ const (
 type turnRef struct{ channel, session, turn string }
 
 type pendingFrame struct {
-	f     obs.Frame
+	frame obs.Frame
 	merge string          // key for coalescing text chunks ("" = not a chunk)
 	text  strings.Builder // concatenated chunk text when merged
 	n     int             // chunks merged
@@ -109,6 +109,12 @@ func (o *observer) add(ref turnRef, dir string, line []byte) { o.queueLine(ref, 
 // again (for a watch control frame).
 func (o *observer) resend(ref turnRef, line []byte) { o.queueLine(ref, "in", line, true) }
 
+// note queues a note of the bridge's own about a turn (obs.DirBridge).
+func (o *observer) note(ref turnRef, n obs.BridgeNote) {
+	b, _ := json.Marshal(n)
+	o.queueLine(ref, obs.DirBridge, b, false)
+}
+
 func (o *observer) queueLine(ref turnRef, dir string, line []byte, resent bool) {
 	key, text := chunkKey(line)
 	o.mu.Lock()
@@ -122,7 +128,7 @@ func (o *observer) queueLine(ref turnRef, dir string, line []byte, resent bool) 
 		}
 	}
 	o.seq++
-	pf := &pendingFrame{f: obs.Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
+	pf := &pendingFrame{frame: obs.Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
 		Msg: append(json.RawMessage(nil), line...), Resent: resent}, n: 1}
 	if key != "" {
 		pf.merge = key + "\x00" + ref.turn
@@ -198,7 +204,7 @@ func (o *observer) pop() *pendingFrame {
 }
 
 func (o *observer) send(ctx context.Context, pf *pendingFrame) {
-	f := pf.f
+	f := pf.frame
 	if pf.n > 1 {
 		f.Msg = withChunkText(f.Msg, pf.text.String())
 	}

@@ -26,19 +26,19 @@ const (
 // statusBoard is the agent's state as the status event tells it. The
 // dispatcher and the turns write it; run publishes it.
 type statusBoard struct {
-	mu   sync.Mutex
-	s    client.AgentState
-	last nostr.Timestamp // created_at of the last status published
-	poke chan struct{}
+	mu    sync.Mutex
+	state client.AgentState
+	last  nostr.Timestamp // created_at of the last status published
+	poke  chan struct{}
 }
 
 func newStatusBoard(processes int) *statusBoard {
-	return &statusBoard{s: client.AgentState{State: client.AgentIdle, Processes: processes}, poke: make(chan struct{}, 1)}
+	return &statusBoard{state: client.AgentState{State: client.AgentIdle, Processes: processes}, poke: make(chan struct{}, 1)}
 }
 
 func (b *statusBoard) set(fn func(s *client.AgentState)) {
 	b.mu.Lock()
-	fn(&b.s)
+	fn(&b.state)
 	b.mu.Unlock()
 	select {
 	case b.poke <- struct{}{}:
@@ -56,7 +56,7 @@ func (b *statusBoard) connected(at time.Time, publish bool) {
 		return
 	}
 	b.mu.Lock()
-	mark(&b.s)
+	mark(&b.state)
 	b.mu.Unlock()
 }
 
@@ -83,7 +83,7 @@ func (b *statusBoard) setDeaf(why string) {
 func (b *statusBoard) deaf() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.s.Deaf
+	return b.state.Deaf
 }
 
 // probe asks run for a status soon, unchanged: the feed's probe.
@@ -123,7 +123,7 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 	if now <= b.last {
 		return nil
 	}
-	s := b.s
+	s := b.state
 	if state != "" {
 		s.State = state
 	}

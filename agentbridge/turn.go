@@ -94,6 +94,8 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	}
 	r.turns.begin(p, t)
 	defer r.turns.end(p)
+	began := r.beginTurn(t)
+	defer r.out.then(func() { r.state.EndTurn(t.id, began) }) // once its final receipts are out
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	defer stopTyping()
 	go r.typing(typingCtx, t)
