@@ -331,3 +331,18 @@ func (e *bridgeEnv) aliceKeyFile(t testing.TB) string {
 	}
 	return path
 }
+
+// waitStateTurn waits until the bridge's state file holds turn in flight.
+func (e *bridgeEnv) waitStateTurn(t testing.TB, turn string, b *bridgeProc) {
+	t.Helper()
+	path := filepath.Join(e.dir, "state", "helper", "state.json")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var st struct {
+			Turns map[string]json.RawMessage `json:"turns"`
+		}
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &st) == nil && st.Turns[turn] != nil {
+			return
+		}
+	}
+	t.Fatalf("the state never recorded turn %s; bridge log:\n%s", turn, b.logs())
+}
