@@ -38,9 +38,9 @@ type procEvents interface {
 // agentProc is a running ACP agent: the child process and its connection.
 type agentProc struct {
 	*proc
-	conn *acp.ClientSideConnection
-	info AgentInfo
-	ev   procEvents
+	conn   *acp.ClientSideConnection
+	info   AgentInfo
+	events procEvents
 
 	mu      sync.Mutex
 	permIDs map[string][]json.RawMessage // session+toolCallId -> JSON-RPC ids, from the raw stream
@@ -48,7 +48,7 @@ type agentProc struct {
 
 // startAgent spawns command, wires the ACP connection and runs initialize.
 func startAgent(ctx context.Context, command []string, dir string, env map[string]string, authMethod string, stderr io.Writer, ev procEvents) (*agentProc, error) {
-	a := &agentProc{ev: ev, permIDs: map[string][]json.RawMessage{}}
+	a := &agentProc{events: ev, permIDs: map[string][]json.RawMessage{}}
 	p, err := spawn(command, dir, env, stderr, a.onLine)
 	if err != nil {
 		return nil, err
@@ -112,10 +112,10 @@ func (a *agentProc) onLine(dir string, line []byte) {
 			a.mu.Lock()
 			a.permIDs[k] = append(a.permIDs[k], append(json.RawMessage(nil), m.ID...))
 			a.mu.Unlock()
-			a.ev.permissionSeen(m.Params.SessionID, m.ID, m.Params.Options, line)
+			a.events.permissionSeen(m.Params.SessionID, m.ID, m.Params.Options, line)
 		}
 	}
-	a.ev.routeLine(a, dir, line)
+	a.events.routeLine(a, dir, line)
 }
 
 // takePermID returns the raw JSON-RPC id recorded for a permission request.
@@ -141,13 +141,13 @@ func (a *agentProc) takePermID(session, toolCall string) json.RawMessage {
 type acpClient struct{ a *agentProc }
 
 func (c acpClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	c.a.ev.sessionUpdate(c.a, n)
+	c.a.events.sessionUpdate(c.a, n)
 	return nil
 }
 
 func (c acpClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	id := c.a.takePermID(string(req.SessionId), string(req.ToolCall.ToolCallId))
-	return c.a.ev.requestPermission(ctx, c.a, id, req), nil
+	return c.a.events.requestPermission(ctx, c.a, id, req), nil
 }
 
 func (acpClient) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {

@@ -7,14 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 )
 
 // Options are the bridge's run-time dependencies.
@@ -76,7 +74,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for _, r := range b.runners {
-		if err := r.connectFirst(ctx); err != nil {
+		if err := r.link.connectFirst(ctx); err != nil {
 			return fmt.Errorf("agent %q: %w", r.cfg.Name, err)
 		}
 	}
@@ -121,148 +119,4 @@ func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, 
 		}
 	}
 	return keys, tag, att, nil
-}
-
-// runner is one configured agent: its hub connection, pool and queue.
-//
-// A turn's output takes two paths, which never mix:
-//
-//   - The reply: the agent_message_chunk text of the turn's own session,
-//     received while its prompt is in flight, is gathered in turn.text
-//     (sessionUpdate); when the prompt returns, runTurn posts it once as the
-//     reply, an ordinary kind 9 in the channel (postReply, then the
-//     receipts). A turn the agent runs on its own (a steer) gathers its
-//     text in untracked.go instead. Nothing partial reaches the channel.
-//   - Observer frames: every raw JSON-RPC line, both directions, in wire
-//     order (routeLine), goes NIP-44-sealed to the owner and the owner's
-//     watching devices alone (observer.go), named by the turn's id, or
-//     load:<session> for a session/load's replay. They are never posted to
-//     the channel and never make the reply.
-type runner struct {
-	cfg    *AgentConfig
-	to     Target
-	opt    Options
-	log    *slog.Logger
-	keys   identity.Keys
-	tag    nostr.Tag
-	owner  string
-	ck     [32]byte
-	state  *State
-	obs    *observer
-	out    *outbox      // receipts, published in order
-	status *statusBoard // what the agent status says
-	cache  *ctxCache    // the chat model prompt contexts are built from
-	start  time.Time
-	events chan event // for the dispatcher goroutine (events.go)
-	closed chan struct{}
-
-	hubMu sync.Mutex
-	hub   Hub
-	hubUp chan struct{} // closed while connected; replaced on disconnect
-
-	d dispatch // owned by the dispatcher goroutine
-
-	mu      sync.Mutex
-	current map[*agentProc]*turn         // the turn each process is running
-	perms   map[string]*pendingPerm      // session + "\x00" + JSON-RPC id
-	members map[string]gateEntry[bool]   // "members" gate cache
-	devices map[string]gateEntry[string] // paired devices seen as mention authors: their owners
-	loose   map[string]*untracked        // session -> the agent's turn of its own
-
-	ctx context.Context // run's, for work started by the agent's own lines
-
-	hiveMCP bool // sessions get the "hive" MCP server (mcp.go)
-
-	// The agent's newest message from before this run started, once
-	// looked up (mayHaveReplied; the mention loop's own).
-	ownKnown bool
-	ownLast  nostr.Timestamp
-}
-
-func newRunner(cfg *Config, a *AgentConfig, opt Options) (*runner, error) {
-	keys, tag, att, err := loadIdentity(a, opt.Passphrase)
-	if err != nil {
-		return nil, err
-	}
-	if err := LookCommand(a.Command, a.Env); err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(a.Cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("cwd %s is not a directory", a.Cwd)
-	}
-	log := opt.Log.With("agent", a.Name)
-	state, err := OpenState(cfg.Resolve(cfg.StateDir), a.Name, func(err error) { log.Error("saving state", "err", err) })
-	if err != nil {
-		return nil, err
-	}
-	ck, err := nip44.GenerateConversationKey(att.Owner, keys.SecretHex)
-	if err != nil {
-		return nil, err
-	}
-	to, err := resolveTarget(cfg.Hub, cfg.Pin, os.LookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	to.Log = log.With("hub", strings.Join(to.URLs, ","))
-	r := &runner{cfg: a, to: to, opt: opt, log: log, keys: keys, tag: tag, owner: att.Owner,
-		ck: ck, state: state, start: time.Now(), events: make(chan event, 1024), closed: make(chan struct{}),
-		hubUp: make(chan struct{}), current: map[*agentProc]*turn{}, perms: map[string]*pendingPerm{}, members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}, loose: map[string]*untracked{}}
-	if r.hiveMCP = a.hiveTools() && len(opt.MCP) > 0; r.hiveMCP {
-		if err := r.writeMCPKey(); err != nil {
-			return nil, err
-		}
-	}
-	r.obs = newObserver(ck, att.Owner, r.publishOnce)
-	r.out, r.status, r.cache = newOutbox(), newStatusBoard(a.Processes), newCtxCache(keys.PublicHex)
-	r.restoreLeases()
-	r.to.OnReconnect = func() { r.status.connected(time.Now(), true) } // watchers renew their leases
-	r.d = newDispatch(a.Processes)
-	r.d.start = r.startTurn
-	return r, nil
-}
-
-// currentHub is the live connection, or nil while reconnecting.
-func (r *runner) currentHub() Hub {
-	r.hubMu.Lock()
-	defer r.hubMu.Unlock()
-	return r.hub
-}
-
-// publishOnce sends ev on the current connection (signing it as the agent).
-func (r *runner) publishOnce(ctx context.Context, ev *nostr.Event) error {
-	h := r.currentHub()
-	if h == nil {
-		return errors.New("not connected to the hub")
-	}
-	return h.Publish(ctx, ev)
-}
-
-// publish sends ev, waiting for the connection to come back, until ctx ends
-// or the hub refuses it for a reason that retrying will not change.
-func (r *runner) publish(ctx context.Context, ev *nostr.Event) error {
-	for {
-		r.hubMu.Lock()
-		h, up := r.hub, r.hubUp
-		r.hubMu.Unlock()
-		if h != nil {
-			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := h.Publish(pctx, ev)
-			cancel()
-			if err == nil || refusedForGood(err) {
-				return err
-			}
-			r.log.Warn("publish failed, retrying", "kind", ev.Kind, "err", err)
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-up:
-		}
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ainb/hive/client"
@@ -17,48 +16,24 @@ import (
 // catchUpSlack is how far behind the cursor catch-up starts (clock skew).
 const catchUpSlack = answeredKeep
 
-// connectFirst makes the first connection; failures here are startup errors.
-func (r *runner) connectFirst(ctx context.Context) error {
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	h, err := r.opt.Dial(dctx, r.to, r.keys, r.tag)
-	if errors.Is(err, ErrAuthRefused) {
-		return fmt.Errorf("the hub at %s refused AUTH for %s: %w (is the owner a member, and the attestation not revoked?)", r.to.URLs, r.keys.Npub(), err)
-	}
-	if err != nil {
-		return fmt.Errorf("hub %s unreachable: %w (is it running? check hub = in the config)", strings.Join(r.to.URLs, ", "), err)
-	}
-	r.setHub(h)
-	return nil
-}
-
-func (r *runner) setHub(h Hub) {
-	r.hubMu.Lock()
-	defer r.hubMu.Unlock()
-	r.hub = h
-	if h != nil {
-		close(r.hubUp)
-	} else {
-		r.hubUp = make(chan struct{})
-	}
-}
-
 // run serves one agent until ctx ends: dispatcher, observer, and the
 // connection loop, reconnecting with backoff.
 func (r *runner) run(ctx context.Context) {
-	r.ctx = ctx
-	defer r.shutdown()
+	r.runCtx = ctx
+	defer func() {
+		r.disp.stopProcesses()
+		r.state.Flush()
+	}()
 	go r.obs.run(ctx)
-	go r.outboxLoop(ctx)
-	go r.dispatchLoop(ctx)
+	go r.out.run(ctx, r.link.publish)
+	r.settleLastRun(ctx)
+	go r.disp.run(ctx)
 	backoff := time.Second
 	for ctx.Err() == nil {
-		h := r.currentHub()
+		h := r.link.current()
 		if h == nil {
-			dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			var err error
-			h, err = r.opt.Dial(dctx, r.to, r.keys, r.tag)
-			cancel()
+			h, err = r.link.dialOnce(ctx)
 			if err != nil {
 				r.log.Warn("reconnecting to the hub", "err", err, "in", backoff)
 				select {
@@ -69,13 +44,13 @@ func (r *runner) run(ctx context.Context) {
 				backoff = min(backoff*2, 30*time.Second)
 				continue
 			}
-			r.setHub(h)
+			r.link.set(h)
 		}
 		backoff = time.Second
 		if err := r.serve(ctx, h); err != nil && ctx.Err() == nil {
 			r.log.Warn("hub connection ended", "err", err)
 		}
-		r.setHub(nil)
+		r.link.set(nil)
 		h.Close()
 	}
 }
@@ -103,7 +78,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 	// watch frames they send in answer reach the control subscription.
 	r.status.connected(time.Now(), false) // the loop's first status
 	statuses := make(chan *nostr.Event, 16)
-	go r.statusLoop(ctx, h, statuses)
+	go r.status.run(ctx, h, statuses, r.log)
 	roster, err := h.Subscribe(ctx, nostr.Filters{{Kinds: []int{kinds.GroupMembers}, Tags: nostr.TagMap{"p": {r.keys.PublicHex}}}})
 	if err != nil {
 		return fmt.Errorf("membership subscription: %w", err)
@@ -121,7 +96,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 		case <-ctx.Done():
 			r.presence(context.Background(), h, "offline")
 			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			if _, err := r.publishStatus(sctx, h, client.AgentOffline); err != nil {
+			if _, err := r.status.publish(sctx, h, client.AgentOffline); err != nil {
 				r.log.Warn("publishing the offline status", "err", err)
 			}
 			cancel()
@@ -155,7 +130,7 @@ func (r *runner) serve(ctx context.Context, h Hub) error {
 			return fmt.Errorf("the hub refused the membership subscription: %s", reason)
 		case ev := <-mentionEvents:
 			switch {
-			case r.isProbe(ev):
+			case f.isProbe(ev):
 				f.statusBack(ev)
 			case ev.Kind == kinds.Message:
 				r.cache.apply(ev)
@@ -197,122 +172,33 @@ func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channel
 	return true
 }
 
-// onMessage routes one message: mention checks, the answer gate, catch-up
-// de-duplication, then the queue. A message the agent will not answer that
-// asked it (a mention the gate does not admit, one past the hop limit, or
-// an "@name" typed without the p tag) gets a not-answered receipt saying
-// why, once.
+// onMessage acts on decide's answer for one message of the agent's
+// channels: the mention queued, a not-answered receipt saying why (once:
+// the mention is recorded as answered, so a restart does not ask again), or
+// an earlier run's answer recorded.
 func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) {
-	info, member := channels[tagValue(ev.Tags, "h")]
-	m, why := mentionOf(ev, r.keys.PublicHex, info.typ, member)
-	if why == notTagged && r.namedInText(ev.Content) {
-		m, why = asMention(ev), ""
-		if r.state.Answered(ev.ID) {
-			return
+	d := r.decide(ctx, h, ev, channels)
+	switch d.verdict {
+	case ignore:
+		if d.why != "" && d.why != notTagged && d.why != ownEvent {
+			r.log.Debug("not a mention", "event", ev.ID, "why", d.why)
 		}
-		why = "your message names " + r.handle() + " in its text but does not tag the agent (no p tag), so it is not a mention: " +
-			"mention it with completion (@ and Tab in hive chat, @" + r.cfg.Name + " in hive send), or reply in a DM with it"
-		if !r.mayAsk(ctx, h, ev.PubKey) {
-			why = r.gateReason()
-		}
-		r.notAnswered(m, why)
-		return
+	case refuse:
+		r.state.MarkAnswered([]Mention{d.m}, 0)
+		r.out.receipt([]Mention{d.m}, kinds.ReceiptNotAnswered, d.why, "")
+	case settle:
+		r.state.MarkAnswered([]Mention{d.m}, 0)
+		r.finalReceipts([]Mention{d.m}, d.reply) // which the earlier run may not have published
+	case answer:
+		r.disp.enqueue(d.m)
 	}
-	if why != "" {
-		if ev.PubKey != r.keys.PublicHex && why != notTagged {
-			r.log.Debug("not a mention", "event", ev.ID, "why", why)
-		}
-		if strings.HasPrefix(why, hopLimit) && !r.state.Answered(ev.ID) {
-			r.notAnswered(asMention(ev), why+": agents answering agents stop here")
-		}
-		return
-	}
-	if r.state.Answered(ev.ID) {
-		return
-	}
-	if !r.mayAsk(ctx, h, ev.PubKey) {
-		r.log.Info("not answering a mention: the answer gate does not admit its author", "event", ev.ID, "author", ev.PubKey)
-		r.notAnswered(m, r.gateReason())
-		return
-	}
-	if r.mayHaveReplied(ctx, h, ev) && r.repliedOnHub(ctx, h, ev.ID) {
-		r.state.MarkAnswered([]Mention{m}, 0)
-		return
-	}
-	m.Received = time.Now()
-	r.enqueue(m)
-}
-
-// notAnswered records m as answered (a restart does not ask again) and
-// gives it a not-answered receipt saying why.
-func (r *runner) notAnswered(m Mention, why string) {
-	r.state.MarkAnswered([]Mention{m}, 0)
-	r.receipt([]Mention{m}, kinds.ReceiptNotAnswered, why, "")
-}
-
-// replySkew is how far a mention's created_at (its author's clock) may be
-// ahead of the agent's reply to it (the bridge's clock): the hub's default
-// max_future_skew.
-const replySkew = 15 * time.Minute
-
-// mayHaveReplied reports whether an earlier run of the bridge may have
-// answered ev, so repliedOnHub must ask the hub: ev is dated before this
-// run started and not after the agent's newest message from before it
-// (looked up once per run, plus replySkew). Each repliedOnHub is two hub
-// queries that the mention loop waits for while the hub client queues
-// every decoded event that arrives meanwhile: checking each mention of a
-// flood that came in the start's second piled the flood up there (1,500
-// of 32 KiB: 34 -> 124 MiB). Called from the mention loop only.
-func (r *runner) mayHaveReplied(ctx context.Context, h Hub, ev *nostr.Event) bool {
-	if !ev.CreatedAt.Time().Before(r.start.Add(time.Second)) {
-		return false
-	}
-	if !r.ownKnown {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		until := nostr.Timestamp(r.start.Unix())
-		evs, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{r.keys.PublicHex}, Until: &until, Limit: 1})
-		if err != nil {
-			r.log.Warn("could not look up the agent's last message before the start", "err", err)
-			return true
-		}
-		r.ownKnown = true
-		for _, e := range evs {
-			r.ownLast = max(r.ownLast, e.CreatedAt)
-		}
-	}
-	return r.ownLast > 0 && ev.CreatedAt <= r.ownLast+nostr.Timestamp(replySkew.Seconds())
-}
-
-// repliedOnHub reports whether the hub already holds the agent's reply to id
-// (the bridge died between posting it and recording it): a message of the
-// agent's naming id as its reply target, or quoting it as one of the
-// mentions its batch answered.
-func (r *runner) repliedOnHub(ctx context.Context, h Hub, id string) bool {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	for _, tag := range []string{"e", "q"} {
-		evs, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{r.keys.PublicHex}, Tags: nostr.TagMap{tag: {id}}, Limit: 10})
-		if err != nil {
-			r.log.Warn("could not check for an earlier reply", "event", id, "err", err)
-			return false
-		}
-		for _, ev := range evs {
-			for _, t := range ev.Tags {
-				if (len(t) >= 4 && t[0] == "e" && t[1] == id && t[3] == "reply") || (len(t) >= 2 && t[0] == "q" && t[1] == id) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // publishProfile publishes the agent's kind 0 (its persona's name, about
 // and picture, else its config name) with the owner's tag and a bot marker,
 // so the owner relation is in the log.
 func (r *runner) publishProfile(ctx context.Context, h Hub) error {
-	content, _ := json.Marshal(r.profile())
+	content, _ := json.Marshal(r.cfg.profile())
 	ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{r.tag, {"bot"}}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -27,28 +28,39 @@ type promptContext struct {
 	names func(pk string) string
 }
 
+// contextBuilder builds prompt contexts from the context cache, as the
+// agent's config asks. It holds nothing that changes (the cache and the
+// state have their own locks).
+type contextBuilder struct {
+	cfg   *AgentConfig
+	me    string // the agent's key
+	cache *ctxCache
+	state *State
+	log   *slog.Logger
+}
+
 // buildContext gives the turn's newest mention what the session has not
 // seen yet (spec/agents.md, "Context"): in a thread, the thread's earlier
 // messages, root first; at the top level (context = "channel"), the
 // channel's messages since the session's last turn there. It reads the
 // context cache, which asks the hub only for what it does not hold yet.
-func (r *runner) buildContext(ctx context.Context, h Hub, session string, batch []Mention) promptContext {
+func (b *contextBuilder) buildContext(ctx context.Context, h Hub, session string, batch []Mention) promptContext {
 	if h == nil {
 		return promptContext{names: chat.ShortNpub}
 	}
-	return r.contextFrom(ctx, h.Client(), session, batch)
+	return b.contextFrom(ctx, h.Client(), session, batch)
 }
 
 // contextFrom is buildContext over the client cl, which the context cache
 // uses only for what it does not hold yet.
-func (r *runner) contextFrom(ctx context.Context, cl *client.Client, session string, batch []Mention) promptContext {
+func (b *contextBuilder) contextFrom(ctx context.Context, cl *client.Client, session string, batch []Mention) promptContext {
 	t := target(batch)
 	pc := promptContext{names: chat.ShortNpub}
-	if t == nil || r.cfg.Context == ContextNone {
+	if t == nil || b.cfg.Context == ContextNone {
 		return pc
 	}
 	thread := t.Root != "" && t.Root != t.ID
-	if !thread && r.cfg.Context != ContextChannel {
+	if !thread && b.cfg.Context != ContextChannel {
 		return pc
 	}
 	qctx, cancel := context.WithTimeout(ctx, contextTimeout)
@@ -57,15 +69,15 @@ func (r *runner) contextFrom(ctx context.Context, cl *client.Client, session str
 	if thread {
 		scope = "thread:" + t.Root
 	}
-	seen := r.state.Seen(session, scope)
-	cc := r.cache
+	seen := b.state.Seen(session, scope)
+	cc := b.cache
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if err := cc.ensure(qctx, cl, t, thread, seen); err != nil {
-		r.log.Warn("could not load the prompt's context; prompting without it", "channel", t.Channel, "err", err)
+		b.log.Warn("could not load the prompt's context; prompting without it", "channel", t.Channel, "err", err)
 		return pc
 	}
-	m := cc.m
+	m := cc.model
 	var rows []chat.Row
 	if thread {
 		rows = m.ThreadSince(t.Root, seen.At)
@@ -73,8 +85,8 @@ func (r *runner) contextFrom(ctx context.Context, cl *client.Client, session str
 		rows = m.MainSince(t.Channel, seen.At)
 	}
 	inBatch := map[string]bool{}
-	for _, b := range batch {
-		inBatch[b.ID] = true
+	for _, m := range batch {
+		inBatch[m.ID] = true
 	}
 	from := 0 // rows after the seen mark: after its row, or newer than it when that row is gone
 	for i, row := range rows {
@@ -99,15 +111,15 @@ func (r *runner) contextFrom(ctx context.Context, cl *client.Client, session str
 	for _, row := range unseen {
 		authors = append(authors, row.Author)
 	}
-	for _, b := range batch {
-		authors = append(authors, b.Author)
+	for _, m := range batch {
+		authors = append(authors, m.Author)
 	}
 	if err := cl.LoadNames(qctx, m, authors...); err != nil { // only keys not asked for yet
-		r.log.Warn("could not load the names of the prompt's authors", "err", err)
+		b.log.Warn("could not load the names of the prompt's authors", "err", err)
 	}
 	names := make(map[string]string, len(batch))
-	for _, b := range batch {
-		names[b.Author] = nameOf(m.Names(), b.Author)
+	for _, mn := range batch {
+		names[mn.Author] = nameOf(m.Names(), mn.Author)
 	}
 	pc.names = func(pk string) string {
 		if n, ok := names[pk]; ok {
@@ -120,47 +132,47 @@ func (r *runner) contextFrom(ctx context.Context, cl *client.Client, session str
 		at = t.At.UnixMilli()
 	}
 	pc.scope, pc.upTo = scope, SeenMark{ID: t.ID, At: at}
-	pc.text = r.renderContext(m.Names(), unseen, thread)
+	pc.text = b.renderContext(m.Names(), unseen, thread)
 	return pc
 }
 
 // renderContext writes rows (oldest first) as the context block, keeping
 // the newest within context_messages and context_bytes.
-func (r *runner) renderContext(n *chat.Names, rows []chat.Row, thread bool) string {
+func (b *contextBuilder) renderContext(n *chat.Names, rows []chat.Row, thread bool) string {
 	if len(rows) == 0 {
 		return ""
 	}
 	var lines []string
 	size := 0
-	for i := len(rows) - 1; i >= 0 && len(lines) < r.cfg.ContextMessages; i-- {
-		l := r.contextLine(n, rows[i])
-		if size+len(l) > r.cfg.ContextBytes && len(lines) > 0 {
+	for i := len(rows) - 1; i >= 0 && len(lines) < b.cfg.ContextMessages; i-- {
+		l := b.contextLine(n, rows[i])
+		if size+len(l) > b.cfg.ContextBytes && len(lines) > 0 {
 			break
 		}
-		if size+len(l) > r.cfg.ContextBytes {
-			l = clipTo(l, r.cfg.ContextBytes)
+		if size+len(l) > b.cfg.ContextBytes {
+			l = clipTo(l, b.cfg.ContextBytes)
 		}
 		lines = append(lines, l)
 		size += len(l)
 	}
 	slices.Reverse(lines)
-	var b strings.Builder
+	var out strings.Builder
 	if thread {
-		b.WriteString("[context: the earlier messages of this thread, root first, that you have not seen yet]\n")
+		out.WriteString("[context: the earlier messages of this thread, root first, that you have not seen yet]\n")
 	} else {
-		b.WriteString("[context: the channel's messages since your last turn in it, oldest first]\n")
+		out.WriteString("[context: the channel's messages since your last turn in it, oldest first]\n")
 	}
 	if left := len(rows) - len(lines); left > 0 {
-		fmt.Fprintf(&b, "(%d earlier message(s) left out)\n", left)
+		fmt.Fprintf(&out, "(%d earlier message(s) left out)\n", left)
 	}
-	b.WriteString(strings.Join(lines, "\n"))
-	return b.String()
+	out.WriteString(strings.Join(lines, "\n"))
+	return out.String()
 }
 
 // contextLine is one message of the context: who, when, its id, its text.
-func (r *runner) contextLine(n *chat.Names, row chat.Row) string {
+func (b *contextBuilder) contextLine(n *chat.Names, row chat.Row) string {
 	who := nameOf(n, row.Author)
-	if row.Author == r.keys.PublicHex {
+	if row.Author == b.me {
 		who = "you (" + who + ")"
 	}
 	edited := ""

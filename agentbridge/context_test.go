@@ -25,7 +25,7 @@ func TestRenderContextCut(t *testing.T) {
 		ev.Sign(sk)
 		m.Apply(ev)
 	}
-	r := &runner{cfg: &AgentConfig{ContextMessages: 5, ContextBytes: 16 << 10}, keys: agent}
+	r := &contextBuilder{cfg: &AgentConfig{ContextMessages: 5, ContextBytes: 16 << 10}, me: agent.PublicHex}
 	out := r.renderContext(m.Names(), m.Main("c"), false)
 	if !strings.Contains(out, "(25 earlier message(s) left out)") || strings.Contains(out, "message 24") || !strings.Contains(out, "message 25") {
 		t.Fatalf("cut by count:\n%s", out)

@@ -10,27 +10,12 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// pendingPerm is a session/request_permission waiting for the owner.
-type pendingPerm struct {
-	session string
-	options []acp.PermissionOption
-	raw     json.RawMessage                   // the request's line, sent again to a late watcher
-	answer  chan acp.RequestPermissionOutcome // buffered 1; written once
-	done    bool                              // answered (under runner.mu)
-}
-
-func permKey(session string, rpcID json.RawMessage) string {
-	return session + "\x00" + obs.IDKey(rpcID)
-}
-
 // requestPermission applies the permissions policy. With "ask" the request
 // waits for the owner's control frame; after permission_timeout the
 // reject_once option is chosen (cancelled if there is none).
 func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json.RawMessage, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	if r.hiveMCP && hiveReadTool(req) {
-		r.mu.Lock()
-		delete(r.perms, permKey(string(req.SessionId), rpcID)) // registered by permissionSeen; no owner is asked
-		r.mu.Unlock()
+	if r.tools.enabled && hiveReadTool(req) {
+		r.turns.settled(string(req.SessionId), rpcID) // registered by permissionSeen; no owner is asked
 		return outcome(pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways))
 	}
 	switch r.cfg.Permissions {
@@ -39,14 +24,7 @@ func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json
 	case PermDeny:
 		return outcome(pickOption(req.Options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways))
 	}
-	key := permKey(string(req.SessionId), rpcID)
-	r.mu.Lock()
-	pp := r.perms[key]
-	if pp == nil { // not seen on the raw stream (cannot happen with a well-formed line)
-		pp = &pendingPerm{session: string(req.SessionId), options: req.Options, answer: make(chan acp.RequestPermissionOutcome, 1)}
-		r.perms[key] = pp
-	}
-	r.mu.Unlock()
+	pp := r.turns.permission(string(req.SessionId), rpcID, req.Options)
 	r.log.Info("permission requested; waiting for the owner", "session", pp.session, "request", string(rpcID), "tool", req.ToolCall.ToolCallId)
 	timer := time.NewTimer(r.cfg.permTimeout)
 	defer timer.Stop()
@@ -61,10 +39,7 @@ func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json
 	case <-p.exited:
 		out = acp.NewRequestPermissionOutcomeCancelled()
 	}
-	r.mu.Lock()
-	pp.done = true
-	delete(r.perms, key)
-	r.mu.Unlock()
+	r.turns.settled(pp.session, rpcID)
 	p.last.Store(time.Now().UnixNano()) // the idle clock restarts after the owner's answer
 	return outcome(out)
 }
@@ -72,33 +47,18 @@ func (r *runner) requestPermission(ctx context.Context, p *agentProc, rpcID json
 // permissionSeen registers a request the moment its raw line is read, so
 // the owner's answer (sent after seeing the same line as a frame) finds it.
 func (r *runner) permissionSeen(session string, rpcID json.RawMessage, options []acp.PermissionOption, line []byte) {
-	if r.cfg.Permissions != PermAsk {
-		return
+	if r.cfg.Permissions == PermAsk {
+		r.turns.permissionLine(session, rpcID, options, line)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	key := permKey(session, rpcID)
-	if r.perms[key] == nil {
-		r.perms[key] = &pendingPerm{session: session, options: options, answer: make(chan acp.RequestPermissionOutcome, 1)}
-	}
-	r.perms[key].raw = append(json.RawMessage(nil), line...)
 }
 
 // resendPending queues the frame of every permission request still waiting
 // for the owner once more (new seq, same raw line), so a watch started after
 // the request was raised can answer it.
 func (r *runner) resendPending() {
-	r.mu.Lock()
-	var waiting []*pendingPerm
-	for _, pp := range r.perms {
-		if !pp.done && pp.raw != nil {
-			waiting = append(waiting, pp)
-		}
-	}
-	r.mu.Unlock()
-	for _, pp := range waiting {
+	for _, pp := range r.turns.waitingLines() {
 		ref := turnRef{session: pp.session}
-		if _, t := r.running(pp.session); t != nil {
+		if _, t := r.turns.inSession(pp.session); t != nil {
 			ref = t.ref()
 		}
 		r.obs.resend(ref, pp.raw)
@@ -120,62 +80,6 @@ func pickOption(opts []acp.PermissionOption, kinds ...acp.PermissionOptionKind) 
 		}
 	}
 	return acp.NewRequestPermissionOutcomeCancelled()
-}
-
-// answerPerm resolves one pending request once; false if there is none or
-// the option was not offered.
-func (r *runner) answerPerm(session string, rpcID json.RawMessage, option string) bool {
-	key := permKey(session, rpcID)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	pp := r.perms[key]
-	if pp == nil || pp.done {
-		return false
-	}
-	for _, o := range pp.options {
-		if string(o.OptionId) == option {
-			pp.done = true
-			pp.answer <- acp.NewRequestPermissionOutcomeSelected(o.OptionId)
-			return true
-		}
-	}
-	return false
-}
-
-// resolveSession answers every pending request of a session "cancelled".
-func (r *runner) resolveSession(session string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, pp := range r.perms {
-		if pp.session == session && !pp.done {
-			pp.done = true
-			pp.answer <- acp.NewRequestPermissionOutcomeCancelled()
-		}
-	}
-}
-
-// waitingForOwner reports whether a session has a permission request pending.
-func (r *runner) waitingForOwner(session string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, pp := range r.perms {
-		if pp.session == session && !pp.done {
-			return true
-		}
-	}
-	return false
-}
-
-// running finds the process and turn working in a session.
-func (r *runner) running(session string) (*agentProc, *turn) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for p, t := range r.current {
-		if t.Session() == session {
-			return p, t
-		}
-	}
-	return nil, nil
 }
 
 // onControl handles one control frame from the hub. Frames that are not from
@@ -200,11 +104,11 @@ func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
 		}
 		r.resendPending()
 	case obs.CtlPermission:
-		if !r.answerPerm(c.Session, c.Request, c.Option) {
+		if !r.turns.answerPermission(c.Session, c.Request, c.Option) {
 			r.log.Info("permission control frame matches no pending request (or an option not offered)", "session", c.Session, "request", string(c.Request))
 		}
 	case obs.CtlCancel:
-		p, t := r.running(c.Session)
+		p, t := r.turns.inSession(c.Session)
 		if p == nil {
 			r.log.Info("cancel: no turn running in session", "session", c.Session)
 			return
@@ -225,7 +129,7 @@ func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
 // agent advertised it; otherwise (or if the agent declines) the text is
 // queued as the channel's next prompt.
 func (r *runner) steer(ctx context.Context, c obs.Control) {
-	p, t := r.running(c.Session)
+	p, t := r.turns.inSession(c.Session)
 	if p != nil && p.info.Steering {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -260,5 +164,5 @@ func (r *runner) steer(ctx context.Context, c obs.Control) {
 		return
 	}
 	now := time.Now()
-	r.enqueue(Mention{Channel: channel, Author: r.owner, Content: c.Text, At: now, Received: now})
+	r.disp.enqueue(Mention{Channel: channel, Author: r.owner, Content: c.Text, At: now, Received: now})
 }

@@ -28,7 +28,7 @@ const (
 type ctxCache struct {
 	mu       sync.Mutex
 	me       string
-	m        *chat.Model
+	model    *chat.Model
 	threads  map[string]bool  // roots whose whole thread is held
 	from     map[string]int64 // channel -> ms from which every row is held
 	followed map[string]bool  // channels the live subscription delivers
@@ -45,7 +45,7 @@ func newCtxCache(me string) *ctxCache {
 // reset forgets every row (the caller holds mu, or owns c). Followed
 // channels are whole again from now on.
 func (c *ctxCache) reset() {
-	c.m, c.threads, c.from, c.events, c.bytes = chat.New(c.me), map[string]bool{}, map[string]int64{}, 0, 0
+	c.model, c.threads, c.from, c.events, c.bytes = chat.New(c.me), map[string]bool{}, map[string]int64{}, 0, 0
 	now := time.Now().Add(-time.Second).UnixMilli()
 	for ch := range c.followed {
 		c.from[ch] = now
@@ -59,7 +59,7 @@ func (c *ctxCache) apply(ev *nostr.Event) {
 	if c.events >= cacheMaxEvents || c.bytes >= cacheMaxBytes {
 		c.reset()
 	}
-	c.m.Apply(ev)
+	c.model.Apply(ev)
 	c.events++
 	c.bytes += len(ev.Content)
 }
@@ -90,7 +90,7 @@ func (c *ctxCache) ensure(ctx context.Context, cl *client.Client, t *Mention, th
 		if c.threads[t.Root] {
 			return nil
 		}
-		if _, err := cl.LoadThread(ctx, c.m, t.Channel, t.Root); err != nil {
+		if _, err := cl.LoadThread(ctx, c.model, t.Channel, t.Root); err != nil {
 			return err
 		}
 		c.threads[t.Root] = c.followed[t.Channel]
@@ -105,7 +105,7 @@ func (c *ctxCache) ensure(ctx context.Context, cl *client.Client, t *Mention, th
 		since := nostr.Timestamp(seen.At / 1000)
 		f.Since = &since
 	}
-	evs, err := cl.LoadRows(ctx, c.m, f)
+	evs, err := cl.LoadRows(ctx, c.model, f)
 	if err != nil || !c.followed[t.Channel] {
 		return err
 	}

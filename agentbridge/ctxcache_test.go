@@ -14,7 +14,7 @@ import (
 
 // cachedThread is a runner whose context cache holds a followed thread of
 // n messages by alice and bob (with their names), and a mention in it.
-func cachedThread(t testing.TB, n int) (*runner, Mention, string) {
+func cachedThread(t testing.TB, n int) (*contextBuilder, Mention, string) {
 	agent, _ := identity.KeysFromSecretHex(nostr.GeneratePrivateKey())
 	alice, bob := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	state, err := OpenState(t.TempDir(), "a", func(error) {})
@@ -22,8 +22,8 @@ func cachedThread(t testing.TB, n int) (*runner, Mention, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { state.Flush() }) // the writer is done before the directory goes
-	r := &runner{cfg: &AgentConfig{Context: ContextChannel, ContextMessages: DefaultContextMessages, ContextBytes: DefaultContextBytes},
-		keys: agent, state: state, log: slog.New(slog.DiscardHandler), cache: newCtxCache(agent.PublicHex)}
+	r := &contextBuilder{cfg: &AgentConfig{Context: ContextChannel, ContextMessages: DefaultContextMessages, ContextBytes: DefaultContextBytes},
+		me: agent.PublicHex, state: state, log: slog.New(slog.DiscardHandler), cache: newCtxCache(agent.PublicHex)}
 	r.cache.follow([]string{"c"}, time.Now().Add(-time.Hour), true)
 	sign := func(sk string, kind int, content string, at int, tags ...nostr.Tag) *nostr.Event {
 		ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(1_700_000_000 + at), Content: content, Tags: tags}
@@ -78,8 +78,8 @@ func signed(sk, text string, m Mention) *nostr.Event {
 // go test -run '^$' -bench ContextFromCachedThread200 ./agentbridge/
 func BenchmarkContextFromCachedThread200(b *testing.B) {
 	r, m, _ := cachedThread(b, 200)
-	rows := r.cache.m.Thread(m.Root)
-	seenAt, _ := r.cache.m.Millis(rows[len(rows)-4].ID)
+	rows := r.cache.model.Thread(m.Root)
+	seenAt, _ := r.cache.model.Millis(rows[len(rows)-4].ID)
 	for _, bc := range []struct {
 		name string
 		seen SeenMark

@@ -17,7 +17,7 @@ import (
 // hub already refuses frames from anyone else; this is the bridge's own check.
 func (r *runner) controller(ctx context.Context, h Hub, pk string) ([32]byte, error) {
 	if pk == r.owner {
-		return r.ck, nil
+		return r.ownerKey, nil
 	}
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -15,31 +16,31 @@ type started struct {
 	batch []Mention
 }
 
-// dispatcher is a runner with n ready slots whose turns are recorded
-// instead of run (the dispatcher's own decisions, without agents).
-func dispatcher(t *testing.T, n int) (*runner, *[]started) {
+// testDispatcher is a dispatcher with n ready slots whose turns are
+// recorded instead of run (its own decisions, without agents).
+func testDispatcher(t *testing.T, n int) (*dispatcher, *[]started) {
 	t.Helper()
 	state, err := OpenState(t.TempDir(), "a", func(error) {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { state.Flush() })
-	r := &runner{cfg: &AgentConfig{}, log: slog.New(slog.DiscardHandler), state: state, out: newOutbox(), status: newStatusBoard(n),
-		events: make(chan event, 16), closed: make(chan struct{})}
-	r.d = newDispatch(n)
+	log, status := slog.New(slog.DiscardHandler), newStatusBoard(n)
+	d := newDispatcher(n, log, state, newOutbox(log, status), status, nil)
 	var got []started
-	r.d.start = func(_ context.Context, s *slot, _ *agentProc, ch string, batch []Mention) {
+	d.start = func(_ context.Context, s *slot, _ *agentProc, ch string, batch []Mention) {
 		got = append(got, started{s.idx, ch, batch})
 	}
-	for _, s := range r.d.slots {
+	d.spawn = func(context.Context) (*agentProc, error) { return nil, errors.New("no agents in this test") }
+	d.postFailure = func(context.Context, []Mention, string) {}
+	for _, s := range d.slots {
 		s.state = slotReady
 	}
-	return r, &got
+	return d, &got
 }
 
 func TestSlotFor(t *testing.T) {
-	r, _ := dispatcher(t, 3)
-	d := &r.d
+	d, _ := testDispatcher(t, 3)
 	d.slots[0].pinned, d.slots[1].pinned, d.slots[2].pinned = 2, 0, 1
 	if s := d.slotFor("new"); s == nil || s.idx != 1 {
 		t.Fatalf("a new channel goes to the idle slot with the fewest channels: %+v", s)
@@ -68,24 +69,24 @@ func TestSlotFor(t *testing.T) {
 // slotFor picks, pins the channel there, and leaves what has no slot or a
 // turn in flight waiting.
 func TestPump(t *testing.T) {
-	r, got := dispatcher(t, 2)
+	d, got := testDispatcher(t, 2)
 	t0 := time.Now()
 	for _, m := range []Mention{mention("a1", "a", t0.Add(time.Second)), mention("b1", "b", t0), mention("c1", "c", t0.Add(2*time.Second))} {
-		r.d.q.Push(m)
+		d.queue.Push(m)
 	}
-	r.pump(context.Background())
+	d.pump(context.Background())
 	if len(*got) != 2 || (*got)[0].ch != "b" || (*got)[1].ch != "a" || (*got)[0].slot == (*got)[1].slot {
 		t.Fatalf("started %+v, want b then a on two slots", *got)
 	}
 	for _, st := range *got {
-		if s := r.d.slots[st.slot]; s.state != slotBusy || s.pinned != 1 || r.d.affinity[st.ch] != st.slot || len(r.d.inFlight[st.ch]) != 1 {
-			t.Fatalf("slot %d after starting %s: %+v, affinity %v, in flight %v", st.slot, st.ch, s, r.d.affinity, r.d.inFlight)
+		if s := d.slots[st.slot]; s.state != slotBusy || s.pinned != 1 || d.affinity[st.ch] != st.slot || len(d.inFlight[st.ch]) != 1 {
+			t.Fatalf("slot %d after starting %s: %+v, affinity %v, in flight %v", st.slot, st.ch, s, d.affinity, d.inFlight)
 		}
 	}
-	r.d.q.Push(mention("b2", "b", t0.Add(3*time.Second)))
-	r.pump(context.Background())
-	if len(*got) != 2 || r.d.q.Len() != 2 {
-		t.Fatalf("c has no slot and b a turn in flight: started %+v, %d waiting", *got, r.d.q.Len())
+	d.queue.Push(mention("b2", "b", t0.Add(3*time.Second)))
+	d.pump(context.Background())
+	if len(*got) != 2 || d.queue.Len() != 2 {
+		t.Fatalf("c has no slot and b a turn in flight: started %+v, %d waiting", *got, d.queue.Len())
 	}
 }
 
@@ -94,18 +95,18 @@ func TestPump(t *testing.T) {
 // (one attempt more), retires the process and runs the batch on another
 // slot.
 func TestTurnDone(t *testing.T) {
-	r, got := dispatcher(t, 2)
+	d, got := testDispatcher(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // stops the respawn of the crashed slot
 	t0 := time.Now()
-	r.d.q.Push(mention("a1", "a", t0))
-	r.pump(ctx)
+	d.queue.Push(mention("a1", "a", t0))
+	d.pump(ctx)
 	first := (*got)[0]
-	r.d.q.Push(mention("a2", "a", t0.Add(time.Second)))
-	s := r.d.slots[first.slot]
-	r.turnDone(ctx, s, s.p, "a", first.batch, turnAnswered)
-	if !r.state.Answered("a1") || len(*got) != 2 || (*got)[1].slot != first.slot || (*got)[1].batch[0].ID != "a2" {
-		t.Fatalf("after the answer: answered %v, started %+v", r.state.Answered("a1"), *got)
+	d.queue.Push(mention("a2", "a", t0.Add(time.Second)))
+	s := d.slots[first.slot]
+	d.turnDone(ctx, s, s.proc, "a", first.batch, turnAnswered)
+	if !d.state.Answered("a1") || len(*got) != 2 || (*got)[1].slot != first.slot || (*got)[1].batch[0].ID != "a2" {
+		t.Fatalf("after the answer: answered %v, started %+v", d.state.Answered("a1"), *got)
 	}
 
 	p, err := spawn([]string{"sleep", "60"}, t.TempDir(), nil, io.Discard, nil)
@@ -113,16 +114,16 @@ func TestTurnDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	proc := &agentProc{proc: p}
-	s.p = proc
-	r.turnDone(ctx, s, proc, "a", (*got)[1].batch, turnCrashed)
+	s.proc = proc
+	d.turnDone(ctx, s, proc, "a", (*got)[1].batch, turnCrashed)
 	if len(*got) != 3 {
 		t.Fatalf("the crashed batch was not run again: %+v", *got)
 	}
 	again := (*got)[2]
-	if again.slot == first.slot || again.batch[0].ID != "a2" || again.batch[0].Attempts != 1 || r.state.Answered("a2") {
+	if again.slot == first.slot || again.batch[0].ID != "a2" || again.batch[0].Attempts != 1 || d.state.Answered("a2") {
 		t.Fatalf("after the crash: %+v (crashed slot %d)", again, first.slot)
 	}
-	if s.p != nil || s.state == slotReady || s.state == slotBusy {
+	if s.proc != nil || s.state == slotReady || s.state == slotBusy {
 		t.Fatalf("the crashed slot keeps its process: %+v", s)
 	}
 	select {

@@ -3,7 +3,7 @@ package agentbridge
 import "context"
 
 // event is something the dispatcher goroutine acts on. The dispatcher
-// owns the queue and the slots (runner.d); everything else that changes
+// owns the queue and the slots (dispatcher); everything else that changes
 // them sends one of these typed events, handled one at a time in order.
 type event interface{ dispatcherEvent() }
 
@@ -45,29 +45,34 @@ func (processExit) dispatcherEvent()   {}
 func (turnEnded) dispatcherEvent()     {}
 func (failurePosted) dispatcherEvent() {}
 
-// send hands ev to the dispatcher (dropped once it has stopped).
-func (r *runner) send(ev event) {
+// send hands ev to the dispatcher (dropped once it has stopped). Any
+// goroutine may call it.
+func (d *dispatcher) send(ev event) {
 	select {
-	case r.events <- ev:
-	case <-r.closed:
+	case d.events <- ev:
+	case <-d.closed:
 	}
 }
 
-// handleEvent acts on one event, on the dispatcher goroutine.
-func (r *runner) handleEvent(ctx context.Context, ev event) {
+// enqueue hands a mention to the dispatcher, which queues it unless a queue
+// limit refuses it (see overflow). Any goroutine may call it.
+func (d *dispatcher) enqueue(m Mention) { d.send(mentionIn{m}) }
+
+// handle acts on one event, on the dispatcher goroutine.
+func (d *dispatcher) handle(ctx context.Context, ev event) {
 	switch e := ev.(type) {
 	case mentionIn:
-		r.queueMention(ctx, e.m)
+		d.queueMention(ctx, e.m)
 	case processUp:
-		r.processStarted(ctx, e)
+		d.processStarted(ctx, e)
 	case processExit:
-		r.processExited(ctx, e)
+		d.processExited(ctx, e)
 	case turnEnded:
-		r.turnDone(ctx, e.s, e.p, e.ch, e.batch, e.out)
+		d.turnDone(ctx, e.s, e.p, e.ch, e.batch, e.out)
 	case failurePosted:
-		r.finish(e.ch, e.batch)
+		d.finish(e.ch, e.batch)
 		if e.pump {
-			r.pump(ctx)
+			d.pump(ctx)
 		}
 	}
 }

@@ -59,7 +59,7 @@ func (f *feed) subscribe(ctx context.Context) error {
 		f.sub = nil
 	}
 	at := time.Now()
-	sub, err := f.r.subscribeMentions(ctx, f.h, f.channels)
+	sub, err := f.subscribeMentions(ctx)
 	if err != nil {
 		return err
 	}
@@ -147,9 +147,9 @@ func (f *feed) tick(ctx context.Context, now time.Time) error {
 // cursor (a stream's that do not p-tag the agent are looked at for the
 // agent's name typed without the tag), with their edits and deletes for
 // the context cache, and the agent's own status (the probe).
-func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[string]channelInfo) (*Sub, error) {
+func (f *feed) subscribeMentions(ctx context.Context) (*Sub, error) {
 	var streams, dms []string
-	for ch, info := range channels {
+	for ch, info := range f.channels {
 		if info.typ == "dm" {
 			dms = append(dms, ch)
 		} else {
@@ -158,7 +158,7 @@ func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[stri
 	}
 	slices.Sort(streams)
 	slices.Sort(dms)
-	since := ts(time.Unix(r.state.Cursor(), 0).Add(-catchUpSlack))
+	since := ts(time.Unix(f.r.state.Cursor(), 0).Add(-catchUpSlack))
 	var fs nostr.Filters
 	if len(streams) > 0 {
 		fs = append(fs, nostr.Filter{Kinds: cachedKinds(), Tags: nostr.TagMap{"h": streams}, Since: since})
@@ -169,11 +169,11 @@ func (r *runner) subscribeMentions(ctx context.Context, h Hub, channels map[stri
 	if len(fs) == 0 {
 		return nil, nil
 	}
-	fs = append(fs, nostr.Filter{Kinds: []int{kinds.AgentStatus}, Authors: []string{r.keys.PublicHex}, Since: since})
-	return h.Subscribe(ctx, fs)
+	fs = append(fs, nostr.Filter{Kinds: []int{kinds.AgentStatus}, Authors: []string{f.r.keys.PublicHex}, Since: since})
+	return f.h.Subscribe(ctx, fs)
 }
 
 // isProbe reports whether ev is the agent's own status (the feed's probe).
-func (r *runner) isProbe(ev *nostr.Event) bool {
-	return ev.Kind == kinds.AgentStatus && ev.PubKey == r.keys.PublicHex
+func (f *feed) isProbe(ev *nostr.Event) bool {
+	return ev.Kind == kinds.AgentStatus && ev.PubKey == f.r.keys.PublicHex
 }

@@ -3,10 +3,10 @@ package agentbridge
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -22,12 +22,31 @@ type gateEntry[T any] struct {
 	at time.Time
 }
 
+// answerGate applies the `answer` config to a mention's author, asking
+// the hub who is a member and whose paired device a key is, and caching
+// those answers for memberTTL. Its methods run on the mention loop's
+// goroutine; mu guards the caches (the hub lookups run outside it).
+type answerGate struct {
+	rule   Answer
+	config any // the answer key as the config wrote it, for the reason
+	owner  string
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	members map[string]gateEntry[bool]   // hub members: yes or no
+	devices map[string]gateEntry[string] // paired devices seen as mention authors: their owners
+}
+
+func newAnswerGate(rule Answer, config any, owner string, log *slog.Logger) *answerGate {
+	return &answerGate{rule: rule, config: config, owner: owner, log: log, members: map[string]gateEntry[bool]{}, devices: map[string]gateEntry[string]{}}
+}
+
 // cachedLookup answers key from cache when fresh, else asks fetch and keeps
 // its answer unless fetch says not to (a failed lookup is asked again).
-func cachedLookup[T any](ctx context.Context, r *runner, cache map[string]gateEntry[T], key string, fetch func(qctx context.Context) (T, bool)) T {
-	r.mu.Lock()
+func cachedLookup[T any](ctx context.Context, g *answerGate, cache map[string]gateEntry[T], key string, fetch func(qctx context.Context) (T, bool)) T {
+	g.mu.Lock()
 	e, ok := cache[key]
-	r.mu.Unlock()
+	g.mu.Unlock()
 	if ok && time.Since(e.at) < memberTTL {
 		return e.v
 	}
@@ -35,56 +54,50 @@ func cachedLookup[T any](ctx context.Context, r *runner, cache map[string]gateEn
 	defer cancel()
 	v, keep := fetch(qctx)
 	if keep {
-		r.mu.Lock()
+		g.mu.Lock()
 		cache[key] = gateEntry[T]{v, time.Now()}
-		r.mu.Unlock()
+		g.mu.Unlock()
 	}
 	return v
 }
 
-// mayAsk applies the `answer` gate to a mention's author. A paired device
-// acts as its owner: when the gate does not admit the device's own key, it
-// is asked again for the member whose device it is (never for an agent's
-// owner: an agent's attestation has no device clause).
-func (r *runner) mayAsk(ctx context.Context, h Hub, author string) bool {
-	if r.admits(ctx, h, author) {
+// mayAsk applies the gate to a mention's author. A paired device acts as
+// its owner: when the gate does not admit the device's own key, it is asked
+// again for the member whose device it is (never for an agent's owner: an
+// agent's attestation has no device clause).
+func (g *answerGate) mayAsk(ctx context.Context, h Hub, author string) bool {
+	if g.admits(ctx, h, author) {
 		return true
 	}
-	owner := r.deviceOwner(ctx, h, author)
-	return owner != "" && r.admits(ctx, h, owner)
+	owner := g.deviceOwner(ctx, h, author)
+	return owner != "" && g.admits(ctx, h, owner)
 }
 
 // deviceOwner is the owner of author when it is a paired device whose
 // attestation stands, else "" (cached like the membership answers).
-func (r *runner) deviceOwner(ctx context.Context, h Hub, author string) string {
-	return cachedLookup(ctx, r, r.devices, author, func(qctx context.Context) (string, bool) {
+func (g *answerGate) deviceOwner(ctx context.Context, h Hub, author string) string {
+	return cachedLookup(ctx, g, g.devices, author, func(qctx context.Context) (string, bool) {
 		owner, err := DeviceOwner(qctx, h, author, time.Now())
 		if err != nil {
-			r.log.Debug("mention author is not a paired device", "author", author, "why", err)
+			g.log.Debug("mention author is not a paired device", "author", author, "why", err)
 		}
 		return owner, qctx.Err() == nil // a lookup cut short is asked again
 	})
 }
 
 // admits applies the gate to one key.
-func (r *runner) admits(ctx context.Context, h Hub, author string) bool {
-	a := r.cfg.answer
-	if a.Owner && author == r.owner {
-		return true
-	}
-	if a.Keys[author] {
-		return true
-	}
-	return a.Members && r.isMember(ctx, h, author)
+func (g *answerGate) admits(ctx context.Context, h Hub, author string) bool {
+	a := g.rule
+	return (a.Owner && author == g.owner) || a.Keys[author] || (a.Members && g.isMember(ctx, h, author))
 }
 
 // isMember reports whether pk is a hub member (not an agent or device): the
 // newest NIP-43 add/remove naming it is an add, or it signed one (the admin).
-func (r *runner) isMember(ctx context.Context, h Hub, pk string) bool {
-	return cachedLookup(ctx, r, r.members, pk, func(qctx context.Context) (bool, bool) {
+func (g *answerGate) isMember(ctx context.Context, h Hub, pk string) bool {
+	return cachedLookup(ctx, g, g.members, pk, func(qctx context.Context) (bool, bool) {
 		named, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd, kinds.HubMemberRemove}, Tags: nostr.TagMap{"p": {pk}}, Limit: 50})
 		if err != nil {
-			r.log.Warn("membership lookup failed", "author", pk, "err", err)
+			g.log.Warn("membership lookup failed", "author", pk, "err", err)
 			return false, false
 		}
 		member := false
@@ -102,10 +115,10 @@ func (r *runner) isMember(ctx context.Context, h Hub, pk string) bool {
 	})
 }
 
-// gateReason says why the answer gate does not admit an author, naming the
-// config key that changes it.
-func (r *runner) gateReason() string {
-	a := r.cfg.answer
+// reason says why the gate does not admit an author, naming the config
+// key that changes it.
+func (g *answerGate) reason() string {
+	a := g.rule
 	var who []string
 	if a.Owner {
 		who = append(who, "its owner")
@@ -116,7 +129,7 @@ func (r *runner) gateReason() string {
 	if len(a.Keys) > 0 {
 		who = append(who, "the keys listed")
 	}
-	return fmt.Sprintf("not answered: this agent answers only %s (answer = %s in its bridge config); its owner can widen it: answer = \"members\" answers every hub member, or add your npub to a list", strings.Join(who, " and "), answerText(r.cfg.Answer))
+	return fmt.Sprintf("not answered: this agent answers only %s (answer = %s in its bridge config); its owner can widen it: answer = \"members\" answers every hub member, or add your npub to a list", strings.Join(who, " and "), answerText(g.config))
 }
 
 // answerText is the answer key's value as the config spells it.
@@ -132,29 +145,4 @@ func answerText(v any) string {
 		return "[" + strings.Join(q, ", ") + "]"
 	}
 	return fmt.Sprintf("%q", fmt.Sprint(v))
-}
-
-// handle is how people type the agent's name: "@" and its display name.
-func (r *runner) handle() string { return "@" + r.displayName() }
-
-// namedInText reports whether text holds "@NAME" for the agent's display
-// name or its config name (any case), not followed by a letter, digit, "_"
-// or "-": how the bridge notices a mention typed without the p tag.
-func (r *runner) namedInText(text string) bool {
-	low := strings.ToLower(text)
-	for _, name := range []string{r.displayName(), r.cfg.Name} {
-		at := "@" + strings.ToLower(name)
-		for i := strings.Index(low, at); i >= 0; {
-			end := i + len(at)
-			if next, _ := utf8.DecodeRuneInString(low[end:]); end == len(low) || !(unicode.IsLetter(next) || unicode.IsDigit(next) || next == '_' || next == '-') {
-				return true
-			}
-			j := strings.Index(low[end:], at)
-			if j < 0 {
-				break
-			}
-			i = end + j
-		}
-	}
-	return false
 }

@@ -88,18 +88,18 @@ func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Ta
 }
 
 type clientHub struct {
-	c  *client.Client
-	re chan struct{}
+	client      *client.Client
+	reconnected chan struct{} // poked on each reconnection
 }
 
 func (h clientHub) Publish(ctx context.Context, ev *nostr.Event) error {
-	signed, err := h.c.Publish(ctx, *ev)
+	signed, err := h.client.Publish(ctx, *ev)
 	*ev = signed
 	return err
 }
 
 func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
-	evs, err := h.c.Query(ctx, f)
+	evs, err := h.client.Query(ctx, f)
 	out := make([]*nostr.Event, len(evs))
 	for i := range evs {
 		out[i] = &evs[i]
@@ -107,13 +107,13 @@ func (h clientHub) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, e
 	return out, err
 }
 
-func (h clientHub) Done() <-chan struct{}        { return h.c.Done() }
-func (h clientHub) Reconnected() <-chan struct{} { return h.re }
-func (h clientHub) Close()                       { h.c.Close() }
-func (h clientHub) Client() *client.Client       { return h.c }
+func (h clientHub) Done() <-chan struct{}        { return h.client.Done() }
+func (h clientHub) Reconnected() <-chan struct{} { return h.reconnected }
+func (h clientHub) Close()                       { h.client.Close() }
+func (h clientHub) Client() *client.Client       { return h.client }
 
 func (h clientHub) Subscribe(ctx context.Context, fs nostr.Filters) (*Sub, error) {
-	s, err := h.c.Subscribe(ctx, fs...)
+	s, err := h.client.Subscribe(ctx, fs...)
 	if err != nil {
 		return nil, err
 	}

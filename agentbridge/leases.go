@@ -42,7 +42,7 @@ func (r *runner) restoreLeases() {
 		if err != nil {
 			continue
 		}
-		leases[pk] = lease{ck: ck, until: end}
+		leases[pk] = lease{convKey: ck, until: end}
 	}
 	r.obs.keepLeases(path, leases)
 	if len(leases) > 0 {

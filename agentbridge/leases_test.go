@@ -64,7 +64,7 @@ func TestLeasesOutliveTheBridge(t *testing.T) {
 		t.Fatalf("recipients after a restart: %v, want the owner and the phone", got)
 	}
 	for _, to := range next.obs.recipients(now) {
-		if to.pk == phonePK && to.ck != ck {
+		if to.pk == phonePK && to.convKey != ck {
 			t.Fatal("the restored lease seals with another key than the device's conversation key")
 		}
 	}

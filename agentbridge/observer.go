@@ -27,7 +27,7 @@ const (
 type turnRef struct{ channel, session, turn string }
 
 type pendingFrame struct {
-	f     obs.Frame
+	frame obs.Frame
 	merge string          // key for coalescing text chunks ("" = not a chunk)
 	text  strings.Builder // concatenated chunk text when merged
 	n     int             // chunks merged
@@ -35,14 +35,14 @@ type pendingFrame struct {
 
 // recipient is a key frames go to, with its conversation key.
 type recipient struct {
-	pk string
-	ck [32]byte
+	pk      string
+	convKey [32]byte // NIP-44 conversation key between the agent and pk
 }
 
 // lease is a paired device's watch: frames go to it until until.
 type lease struct {
-	ck    [32]byte
-	until time.Time
+	convKey [32]byte // NIP-44 conversation key between the agent and the device
+	until   time.Time
 }
 
 // observer turns raw ACP lines into paced, coalesced, encrypted frames to the
@@ -60,16 +60,16 @@ type observer struct {
 	store    string           // where the leases are kept ("" = nowhere)
 }
 
-func newObserver(ck [32]byte, owner string, publish func(context.Context, *nostr.Event) error) *observer {
-	return &observer{owner: recipient{owner, ck}, publish: publish, wake: make(chan struct{}, 1), watchers: map[string]lease{}}
+func newObserver(ownerKey [32]byte, owner string, publish func(context.Context, *nostr.Event) error) *observer {
+	return &observer{owner: recipient{owner, ownerKey}, publish: publish, wake: make(chan struct{}, 1), watchers: map[string]lease{}}
 }
 
 // watch sends frames to a paired device until until (renewed by its next
 // watch control frame).
-func (o *observer) watch(pk string, ck [32]byte, until time.Time) {
+func (o *observer) watch(pk string, convKey [32]byte, until time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.watchers[pk] = lease{ck: ck, until: until}
+	o.watchers[pk] = lease{convKey: convKey, until: until}
 	o.saveLeasesLocked()
 }
 
@@ -93,7 +93,7 @@ func (o *observer) recipients(now time.Time) []recipient {
 			expired = true
 			continue
 		}
-		out = append(out, recipient{pk, l.ck})
+		out = append(out, recipient{pk, l.convKey})
 	}
 	if expired {
 		o.saveLeasesLocked()
@@ -109,6 +109,12 @@ func (o *observer) add(ref turnRef, dir string, line []byte) { o.queueLine(ref, 
 // again (for a watch control frame).
 func (o *observer) resend(ref turnRef, line []byte) { o.queueLine(ref, "in", line, true) }
 
+// note queues a note of the bridge's own about a turn (obs.DirBridge).
+func (o *observer) note(ref turnRef, n obs.BridgeNote) {
+	b, _ := json.Marshal(n)
+	o.queueLine(ref, obs.DirBridge, b, false)
+}
+
 func (o *observer) queueLine(ref turnRef, dir string, line []byte, resent bool) {
 	key, text := chunkKey(line)
 	o.mu.Lock()
@@ -122,7 +128,7 @@ func (o *observer) queueLine(ref turnRef, dir string, line []byte, resent bool) 
 		}
 	}
 	o.seq++
-	pf := &pendingFrame{f: obs.Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
+	pf := &pendingFrame{frame: obs.Frame{V: 1, Seq: o.seq, Channel: ref.channel, Session: ref.session, Turn: ref.turn, Dir: dir,
 		Msg: append(json.RawMessage(nil), line...), Resent: resent}, n: 1}
 	if key != "" {
 		pf.merge = key + "\x00" + ref.turn
@@ -198,15 +204,15 @@ func (o *observer) pop() *pendingFrame {
 }
 
 func (o *observer) send(ctx context.Context, pf *pendingFrame) {
-	f := pf.f
+	f := pf.frame
 	if pf.n > 1 {
 		f.Msg = withChunkText(f.Msg, pf.text.String())
 	}
-	if _, err := obs.SealFrame(f, o.owner.ck, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
+	if _, err := obs.SealFrame(f, o.owner.convKey, o.owner.pk); err != nil { // too large: keep the frame (and its seq) with a stub
 		f.Msg, _ = json.Marshal(map[string]any{"truncated": len(f.Msg)})
 	}
 	for _, to := range o.recipients(time.Now()) {
-		ev, err := obs.SealFrame(f, to.ck, to.pk)
+		ev, err := obs.SealFrame(f, to.convKey, to.pk)
 		if err != nil {
 			return
 		}

@@ -27,20 +27,16 @@ func keepContent(s string) string {
 	return strings.Clone(s[:cut]) + fmt.Sprintf("\n[cut: the mention is %d bytes; the bridge keeps the first %d]", len(s), MaxMentionBytes)
 }
 
-// enqueue hands a mention to the dispatcher, which queues it unless a queue
-// limit refuses it (see overflow).
-func (r *runner) enqueue(m Mention) { r.send(mentionIn{m}) }
-
 // queueMention is enqueue on the dispatcher goroutine.
-func (r *runner) queueMention(ctx context.Context, m Mention) {
-	if why := r.d.q.Full(m); why != "" {
-		r.overflow(ctx, m, why)
+func (d *dispatcher) queueMention(ctx context.Context, m Mention) {
+	if why := d.queue.Full(m); why != "" {
+		d.overflow(ctx, m, why)
 		return
 	}
-	delete(r.d.overflow, overflowKey(m))
-	if r.d.q.Push(m) {
-		r.receipt([]Mention{m}, kinds.ReceiptQueued, "", "")
-		r.pump(ctx)
+	delete(d.toldFull, overflowKey(m))
+	if d.queue.Push(m) {
+		d.out.receipt([]Mention{m}, kinds.ReceiptQueued, "", "")
+		d.pump(ctx)
 	}
 }
 
@@ -51,15 +47,15 @@ func overflowKey(m Mention) string { return m.Channel + "\x00" + m.Author }
 // are covered by it (logged, recorded as answered) until one of that
 // author's mentions there is queued again. So a flood costs one reply, and
 // no mention is dropped without its author being told.
-func (r *runner) overflow(ctx context.Context, m Mention, why string) {
-	r.state.MarkAnswered([]Mention{m}, 0)
-	r.receipt([]Mention{m}, kinds.ReceiptFailed, "not queued: "+why, "")
+func (d *dispatcher) overflow(ctx context.Context, m Mention, why string) {
+	d.state.MarkAnswered([]Mention{m}, 0)
+	d.out.receipt([]Mention{m}, kinds.ReceiptFailed, "not queued: "+why, "")
 	k := overflowKey(m)
-	if r.d.overflow[k] {
-		r.log.Warn("mention not queued: the queue is full (its author was told)", "event", m.ID, "channel", m.Channel, "author", m.Author)
+	if d.toldFull[k] {
+		d.log.Warn("mention not queued: the queue is full (its author was told)", "event", m.ID, "channel", m.Channel, "author", m.Author)
 		return
 	}
-	r.d.overflow[k] = true
-	r.log.Warn("mention not queued: the queue is full; posting a failure reply", "event", m.ID, "channel", m.Channel, "author", m.Author, "why", why)
-	go r.postFailure(ctx, []Mention{m}, "not queued: "+why+". This mention, and your next ones in this channel until the agent has caught up, get no answer: please re-send them later.")
+	d.toldFull[k] = true
+	d.log.Warn("mention not queued: the queue is full; posting a failure reply", "event", m.ID, "channel", m.Channel, "author", m.Author, "why", why)
+	go d.postFailure(ctx, []Mention{m}, "not queued: "+why+". This mention, and your next ones in this channel until the agent has caught up, get no answer: please re-send them later.")
 }

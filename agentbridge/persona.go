@@ -155,17 +155,17 @@ func (a *AgentConfig) applyPersona(path string) error {
 
 // displayName is the agent's name on the hub: its persona's display name,
 // else its config name.
-func (r *runner) displayName() string {
-	if p := r.cfg.persona; p != nil && p.DisplayName != "" {
+func (a *AgentConfig) displayName() string {
+	if p := a.persona; p != nil && p.DisplayName != "" {
 		return p.DisplayName
 	}
-	return r.cfg.Name
+	return a.Name
 }
 
 // profile is the content of the agent's kind 0.
-func (r *runner) profile() map[string]any {
-	prof := map[string]any{"name": r.displayName(), "about": "ACP agent on hive bridge", "bot": true}
-	if p := r.cfg.persona; p != nil {
+func (a *AgentConfig) profile() map[string]any {
+	prof := map[string]any{"name": a.displayName(), "about": "ACP agent on hive bridge", "bot": true}
+	if p := a.persona; p != nil {
 		if p.About != "" {
 			prof["about"] = p.About
 		}
@@ -177,11 +177,11 @@ func (r *runner) profile() map[string]any {
 }
 
 // instructions is the persona's body ("" without a persona).
-func (r *runner) instructions() string {
-	if r.cfg.persona == nil {
+func (a *AgentConfig) instructions() string {
+	if a.persona == nil {
 		return ""
 	}
-	return r.cfg.persona.Instructions
+	return a.persona.Instructions
 }
 
 // takesSystemPrompt reports whether the agent program takes instructions
@@ -194,18 +194,18 @@ func takesSystemPrompt(info AgentInfo) bool {
 
 // sessionMeta is the _meta of session/new and session/load: the
 // instructions as claude-agent-acp's appended system prompt.
-func (r *runner) sessionMeta(p *agentProc) map[string]any {
-	if r.instructions() == "" || !takesSystemPrompt(p.info) {
+func (a *AgentConfig) sessionMeta(info AgentInfo) map[string]any {
+	if a.instructions() == "" || !takesSystemPrompt(info) {
 		return nil
 	}
-	return map[string]any{"systemPrompt": map[string]any{"append": r.instructions()}}
+	return map[string]any{"systemPrompt": map[string]any{"append": a.instructions()}}
 }
 
 // instructionsBlock is the first block of a new session's first prompt
 // for an agent program that takes no system prompt ("" otherwise).
-func (r *runner) instructionsBlock(p *agentProc) string {
-	if r.instructions() == "" || takesSystemPrompt(p.info) {
+func (a *AgentConfig) instructionsBlock(info AgentInfo) string {
+	if a.instructions() == "" || takesSystemPrompt(info) {
 		return ""
 	}
-	return "[your instructions, from your persona file]\n" + r.instructions()
+	return "[your instructions, from your persona file]\n" + a.instructions()
 }

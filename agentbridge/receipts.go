@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/ainb/hive/kinds"
@@ -17,11 +18,22 @@ const outboxSize = 4096
 // (created_at and the ms tag: a mention's receipts sort in that order
 // whatever second they fall in).
 type outbox struct {
-	evs    chan *nostr.Event
+	items  chan outboxItem
 	stamps kinds.Stamper
+	log    *slog.Logger
+	status *statusBoard // hears of each failure's reason
 }
 
-func newOutbox() *outbox { return &outbox{evs: make(chan *nostr.Event, outboxSize)} }
+// outboxItem is a receipt to publish, or (then) what to do once every
+// receipt queued before it is out.
+type outboxItem struct {
+	ev   *nostr.Event
+	then func()
+}
+
+func newOutbox(log *slog.Logger, status *statusBoard) *outbox {
+	return &outbox{items: make(chan outboxItem, outboxSize), log: log, status: status}
+}
 
 // receiptEvent is the agent's receipt on mention m (spec/agents.md,
 // "Receipts"): h the channel, e the mention, p its author, status, the
@@ -39,21 +51,32 @@ const maxReasonBytes = 1024
 
 // receipt queues the agent's receipt on each mention of ms (queued steers
 // have none). It never blocks.
-func (r *runner) receipt(ms []Mention, status, reason, reply string) {
+func (o *outbox) receipt(ms []Mention, status, reason, reply string) {
 	for _, m := range ms {
 		if m.ID == "" {
 			continue
 		}
 		ev := receiptEvent(m, status, reason, reply)
-		r.out.stamps.Stamp(ev)
+		o.stamps.Stamp(ev)
 		select {
-		case r.out.evs <- ev:
+		case o.items <- outboxItem{ev: ev}:
 		default:
-			r.log.Warn("receipt not published: too many waiting", "event", m.ID, "status", status)
+			o.log.Warn("receipt not published: too many waiting", "event", m.ID, "status", status)
 		}
 	}
 	if kinds.ReceiptFinal(status) && status != kinds.ReceiptAnswered && reason != "" {
-		r.status.failed(reason)
+		o.status.failed(reason)
+	}
+}
+
+// then runs fn on the outbox's goroutine once every receipt queued before
+// it has been published (or refused). It never blocks: with the outbox
+// full, fn runs at once.
+func (o *outbox) then(fn func()) {
+	select {
+	case o.items <- outboxItem{then: fn}:
+	default:
+		fn()
 	}
 }
 
@@ -62,32 +85,46 @@ func (r *runner) receipt(ms []Mention, status, reason, reply string) {
 // and the hub's writes of receipts stay off the moment a prompt goes out.
 const receiptDelay = 100 * time.Millisecond
 
-// outboxLoop publishes queued receipts until ctx ends, waiting for the hub
-// connection; one the hub refuses for good is logged and dropped.
-func (r *runner) outboxLoop(ctx context.Context) {
+// run publishes queued receipts until ctx ends, waiting for the hub
+// connection (publish); one the hub refuses for good is logged and dropped.
+func (o *outbox) run(ctx context.Context, publish func(context.Context, *nostr.Event) error) {
 	for {
-		var first *nostr.Event
+		var first outboxItem
 		select {
 		case <-ctx.Done():
 			return
-		case first = <-r.out.evs:
+		case first = <-o.items:
 		}
-		batch := []*nostr.Event{first}
+		batch := []outboxItem{first}
 		wait := time.After(receiptDelay)
 	collect:
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case ev := <-r.out.evs:
-				batch = append(batch, ev)
+			case it := <-o.items:
+				batch = append(batch, it)
 			case <-wait:
 				break collect
 			}
 		}
-		for _, ev := range newestPerMention(batch) {
-			if err := r.publish(ctx, ev); err != nil && ctx.Err() == nil {
-				r.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
+		var evs []*nostr.Event
+		for _, it := range batch {
+			if it.ev != nil {
+				evs = append(evs, it.ev)
+			}
+		}
+		for _, ev := range newestPerMention(evs) {
+			if err := publish(ctx, ev); err != nil && ctx.Err() == nil {
+				o.log.Warn("the hub refused a receipt", "event", tagValue(ev.Tags, "e"), "status", tagValue(ev.Tags, "status"), "err", err)
+			}
+		}
+		if ctx.Err() != nil {
+			return // what the receipts were waited for is left to the next run
+		}
+		for _, it := range batch {
+			if it.then != nil {
+				it.then()
 			}
 		}
 	}

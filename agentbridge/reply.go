@@ -161,27 +161,27 @@ func (r *runner) postAnswer(ctx context.Context, batch []Mention, text, failed s
 	ev := replyEvent(batch, text)
 	pctx, cancel := context.WithTimeout(ctx, replyDeadline)
 	defer cancel()
-	err := r.publish(pctx, ev)
+	err := r.link.publish(pctx, ev)
 	if err != nil && refusedForGood(err) {
 		r.log.Warn("the hub refused the reply; posting a failure reply instead", "channel", batch[0].Channel, "bytes", len(ev.Content), "err", err)
 		ev = replyEvent(batch, refusedNote(err))
 		failed = strings.TrimPrefix(ev.Content, "⚠️ ")
-		err = r.publish(pctx, ev)
+		err = r.link.publish(pctx, ev)
 	}
 	if err != nil {
 		r.log.Error("posting the reply failed", "channel", batch[0].Channel, "err", err)
-		r.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
+		r.out.receipt(batch, kinds.ReceiptFailed, "the answer could not be posted: "+err.Error(), "")
 		return
 	}
 	for _, ptr := range pointerEvents(batch, ev) {
-		if err := r.publish(pctx, ptr); err != nil {
+		if err := r.link.publish(pctx, ptr); err != nil {
 			r.log.Error("posting a pointer to the reply failed", "channel", batch[0].Channel, "err", err)
 		}
 	}
 	r.state.MarkAnswered(batch, 0)
 	if failed != "" {
-		r.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
+		r.out.receipt(batch, kinds.ReceiptFailed, failed, ev.ID)
 	} else {
-		r.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
+		r.out.receipt(batch, kinds.ReceiptAnswered, "", ev.ID)
 	}
 }

@@ -10,43 +10,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// MaxHops is the agent-to-agent hop limit: a bridge's reply carries
-// ["hops", N+1] where N is the mention's hops (0 without the tag), and a
-// mention with MaxHops or more is not answered.
-const MaxHops = 3
-
-// mentionOf decides whether ev is a mention of agent in a channel it is a
-// member of (dm: every message counts). It returns the reason when not.
-func mentionOf(ev *nostr.Event, agent string, channelType string, member bool) (Mention, string) {
-	if ev.Kind != kinds.Message {
-		return Mention{}, "not a message"
-	}
-	if ev.PubKey == agent {
-		return Mention{}, "the agent's own event"
-	}
-	ch := tagValue(ev.Tags, "h")
-	if ch == "" {
-		return Mention{}, "no channel"
-	}
-	if !member {
-		return Mention{}, "the agent is not a member of channel " + ch
-	}
-	if channelType != "dm" && !ev.Tags.ContainsAny("p", []string{agent}) {
-		return Mention{}, notTagged
-	}
-	m := asMention(ev)
-	if m.Hops >= MaxHops {
-		return Mention{}, fmt.Sprintf("%s (%d)", hopLimit, m.Hops)
-	}
-	return m, ""
-}
-
-// Reasons of mentionOf that the bridge acts on.
-const (
-	notTagged = "does not mention the agent"
-	hopLimit  = "hop limit reached"
-)
-
 // asMention is ev as a mention. It copies, so a queued mention never holds
 // its decoded event's memory.
 func asMention(ev *nostr.Event) Mention {

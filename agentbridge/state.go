@@ -3,6 +3,7 @@ package agentbridge
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -25,6 +26,24 @@ type stateFile struct {
 	Sessions map[string]SessionRef `json:"sessions"` // channel -> session
 	Answered map[string]int64      `json:"answered"` // mention id -> created_at, near the cursor
 	Seen     map[string]SeenMark   `json:"seen"`     // session + " " + context -> how far its prompts have covered it
+	// Turns are the turns in flight, until their final receipts are out:
+	// what a run that stops mid-turn leaves to the next (TurnRecord).
+	Turns map[string]TurnRecord `json:"turns,omitempty"`
+}
+
+// TurnRecord is a turn in flight, as the state keeps it: its channel, its
+// mentions (id and author, for their receipts) and when it began (unix
+// ns, which tells a turn retried under the same id from the one before).
+type TurnRecord struct {
+	Channel  string       `json:"channel"`
+	Mentions []MentionRef `json:"mentions,omitempty"`
+	Began    int64        `json:"began"`
+}
+
+// MentionRef names a mention of a turn.
+type MentionRef struct {
+	ID     string `json:"id"`
+	Author string `json:"author"`
 }
 
 // SeenMark is the newest row of a context (a channel or a thread) that a
@@ -45,12 +64,13 @@ const maxSeen = 2000
 type State struct {
 	mu     sync.Mutex
 	path   string
-	f      stateFile
-	fresh  bool   // no state existed: this is the first start
-	ver    uint64 // changes made
-	saved  uint64 // changes on disk (or whose write failed: err)
-	saving bool   // the writer goroutine is running
-	err    error  // the last write's error
+	data   stateFile             // what the file holds
+	fresh  bool                  // no state existed: this is the first start
+	last   map[string]TurnRecord // the turns the previous run left in flight
+	ver    uint64                // changes made
+	saved  uint64                // changes on disk (or whose write failed: err)
+	saving bool                  // the writer goroutine is running
+	err    error                 // the last write's error
 	onErr  func(error)
 	done   *sync.Cond // broadcast after each write
 }
@@ -68,23 +88,27 @@ func OpenState(dir, agent string, onErr func(error)) (*State, error) {
 	switch {
 	case os.IsNotExist(err):
 		s.fresh = true
-		s.f.Cursor = time.Now().Unix()
+		s.data.Cursor = time.Now().Unix()
 	case err != nil:
 		return nil, fmt.Errorf("state_dir: %w", err)
 	default:
-		if err := json.Unmarshal(b, &s.f); err != nil {
+		if err := json.Unmarshal(b, &s.data); err != nil {
 			return nil, fmt.Errorf("state file %s is corrupt (%v): move it away to start fresh", s.path, err)
 		}
 	}
-	if s.f.Sessions == nil {
-		s.f.Sessions = map[string]SessionRef{}
+	if s.data.Sessions == nil {
+		s.data.Sessions = map[string]SessionRef{}
 	}
-	if s.f.Answered == nil {
-		s.f.Answered = map[string]int64{}
+	if s.data.Answered == nil {
+		s.data.Answered = map[string]int64{}
 	}
-	if s.f.Seen == nil {
-		s.f.Seen = map[string]SeenMark{}
+	if s.data.Seen == nil {
+		s.data.Seen = map[string]SeenMark{}
 	}
+	if s.data.Turns == nil {
+		s.data.Turns = map[string]TurnRecord{}
+	}
+	s.last = maps.Clone(s.data.Turns)
 	if b, err = s.encodeLocked(); err == nil {
 		err = s.write(b)
 	}
@@ -104,14 +128,14 @@ func (s *State) Fresh() bool { return s.fresh }
 func (s *State) Cursor() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.f.Cursor
+	return s.data.Cursor
 }
 
 // Answered reports whether a mention was already answered.
 func (s *State) Answered(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.f.Answered[id]
+	_, ok := s.data.Answered[id]
 	return ok
 }
 
@@ -122,16 +146,16 @@ func (s *State) MarkAnswered(ms []Mention, floor int64) {
 	defer s.mu.Unlock()
 	for _, m := range ms {
 		if m.ID != "" {
-			s.f.Answered[m.ID] = m.At.Unix()
+			s.data.Answered[m.ID] = m.At.Unix()
 		}
 	}
-	if floor > s.f.Cursor {
-		s.f.Cursor = floor
+	if floor > s.data.Cursor {
+		s.data.Cursor = floor
 	}
-	keep := s.f.Cursor - int64(answeredKeep/time.Second)
-	for id, at := range s.f.Answered {
+	keep := s.data.Cursor - int64(answeredKeep/time.Second)
+	for id, at := range s.data.Answered {
 		if at < keep {
-			delete(s.f.Answered, id)
+			delete(s.data.Answered, id)
 		}
 	}
 	s.changedLocked()
@@ -141,7 +165,7 @@ func (s *State) MarkAnswered(ms []Mention, floor int64) {
 func (s *State) Session(channel string) (SessionRef, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.f.Sessions[channel]
+	r, ok := s.data.Sessions[channel]
 	return r, ok
 }
 
@@ -149,7 +173,7 @@ func (s *State) Session(channel string) (SessionRef, bool) {
 func (s *State) SetSession(channel string, r SessionRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.f.Sessions[channel] = r
+	s.data.Sessions[channel] = r
 	s.changedLocked()
 }
 
@@ -158,7 +182,7 @@ func (s *State) SetSession(channel string, r SessionRef) {
 func (s *State) Seen(session, context string) SeenMark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.f.Seen[session+" "+context]
+	return s.data.Seen[session+" "+context]
 }
 
 // SetSeen moves a seen mark forward (never back), dropping the oldest
@@ -167,18 +191,18 @@ func (s *State) SetSeen(session, context string, mark SeenMark) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := session + " " + context
-	if mark.At < s.f.Seen[k].At || mark == s.f.Seen[k] {
+	if mark.At < s.data.Seen[k].At || mark == s.data.Seen[k] {
 		return
 	}
-	s.f.Seen[k] = mark
-	for len(s.f.Seen) > maxSeen {
+	s.data.Seen[k] = mark
+	for len(s.data.Seen) > maxSeen {
 		oldest, min := "", int64(0)
-		for key, v := range s.f.Seen {
+		for key, v := range s.data.Seen {
 			if oldest == "" || v.At < min {
 				oldest, min = key, v.At
 			}
 		}
-		delete(s.f.Seen, oldest)
+		delete(s.data.Seen, oldest)
 	}
 	s.changedLocked()
 }
@@ -227,7 +251,7 @@ func (s *State) Flush() error {
 }
 
 func (s *State) encodeLocked() ([]byte, error) {
-	return json.MarshalIndent(&s.f, "", " ")
+	return json.MarshalIndent(&s.data, "", " ")
 }
 
 // write replaces the state file with b: a temporary file, fsync, rename.
@@ -251,11 +275,34 @@ func (s *State) write(b []byte) error {
 	return os.Rename(tmp, s.path)
 }
 
+// BeginTurn records turn id in flight (replacing a record of the same id).
+func (s *State) BeginTurn(id string, rec TurnRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.data.Turns[id] = rec
+	s.changedLocked()
+}
+
+// EndTurn forgets turn id, if the record is still the one that began at
+// began (not a retry's that began since).
+func (s *State) EndTurn(id string, began int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec, ok := s.data.Turns[id]; ok && rec.Began == began {
+		delete(s.data.Turns, id)
+		s.changedLocked()
+	}
+}
+
+// LastRunTurns are the turns the previous run left in flight, as the state
+// was opened (EndTurn forgets each once it is settled).
+func (s *State) LastRunTurns() map[string]TurnRecord { return s.last }
+
 // ChannelOf is the channel whose persisted session is session ("" if none).
 func (s *State) ChannelOf(session string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for ch, r := range s.f.Sessions {
+	for ch, r := range s.data.Sessions {
 		if r.Session == session {
 			return ch
 		}

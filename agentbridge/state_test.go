@@ -81,3 +81,39 @@ func TestStateWriteFailure(t *testing.T) {
 		t.Fatal("the failed write was not reported")
 	}
 }
+
+// The turns in flight outlive a run: the next one opens the state with
+// them (LastRunTurns) until each is ended; a turn ended with another
+// record's start (a retry's since) is kept.
+func TestStateTurnsOutliveARun(t *testing.T) {
+	dir := t.TempDir()
+	s1, err := OpenState(dir, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.BeginTurn("t1", TurnRecord{Channel: "c", Mentions: []MentionRef{{ID: "t1", Author: "alice"}}, Began: 1})
+	s1.BeginTurn("t2", TurnRecord{Channel: "c", Began: 2})
+	s1.EndTurn("t2", 2)
+	s1.EndTurn("t1", 99)
+	if len(s1.LastRunTurns()) != 0 {
+		t.Fatalf("a fresh state has turns of a last run: %v", s1.LastRunTurns())
+	}
+	s1.Flush()
+	s2, err := OpenState(dir, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := s2.LastRunTurns()
+	if len(last) != 1 || last["t1"].Channel != "c" || len(last["t1"].Mentions) != 1 || last["t1"].Mentions[0].Author != "alice" {
+		t.Fatalf("the next run's last turns: %+v", last)
+	}
+	s2.EndTurn("t1", 1)
+	s2.Flush()
+	s3, err := OpenState(dir, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s3.LastRunTurns()) != 0 {
+		t.Fatalf("an ended turn is still there: %v", s3.LastRunTurns())
+	}
+}

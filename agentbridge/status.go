@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,21 +24,21 @@ const (
 )
 
 // statusBoard is the agent's state as the status event tells it. The
-// dispatcher and the turns write it; statusLoop publishes it.
+// dispatcher and the turns write it; run publishes it.
 type statusBoard struct {
-	mu   sync.Mutex
-	s    client.AgentState
-	last nostr.Timestamp // created_at of the last status published
-	poke chan struct{}
+	mu    sync.Mutex
+	state client.AgentState
+	last  nostr.Timestamp // created_at of the last status published
+	poke  chan struct{}
 }
 
 func newStatusBoard(processes int) *statusBoard {
-	return &statusBoard{s: client.AgentState{State: client.AgentIdle, Processes: processes}, poke: make(chan struct{}, 1)}
+	return &statusBoard{state: client.AgentState{State: client.AgentIdle, Processes: processes}, poke: make(chan struct{}, 1)}
 }
 
 func (b *statusBoard) set(fn func(s *client.AgentState)) {
 	b.mu.Lock()
-	fn(&b.s)
+	fn(&b.state)
 	b.mu.Unlock()
 	select {
 	case b.poke <- struct{}{}:
@@ -55,7 +56,7 @@ func (b *statusBoard) connected(at time.Time, publish bool) {
 		return
 	}
 	b.mu.Lock()
-	mark(&b.s)
+	mark(&b.state)
 	b.mu.Unlock()
 }
 
@@ -82,24 +83,24 @@ func (b *statusBoard) setDeaf(why string) {
 func (b *statusBoard) deaf() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.s.Deaf
+	return b.state.Deaf
 }
 
-// probe asks statusLoop for a status soon, unchanged: the feed's probe.
+// probe asks run for a status soon, unchanged: the feed's probe.
 func (b *statusBoard) probe() { b.set(func(*client.AgentState) {}) }
 
 // noteDispatch copies the dispatcher's queue and slots to the board
 // (called on the dispatcher goroutine).
-func (r *runner) noteDispatch() {
+func (d *dispatcher) noteDispatch() {
 	busy, open := 0, false
-	for _, s := range r.d.slots {
+	for _, s := range d.slots {
 		busy += btoi(s.state == slotBusy)
 		open = open || s.state == slotOpen
 	}
-	queued := r.d.q.Len()
-	r.status.set(func(s *client.AgentState) {
+	queued, inFlight := d.queue.Len(), len(d.inFlight)
+	d.status.set(func(s *client.AgentState) {
 		s.Busy, s.Queued, s.BreakerOpen, s.State = busy, queued, open, client.AgentIdle
-		if busy > 0 || len(r.d.inFlight) > 0 {
+		if busy > 0 || inFlight > 0 {
 			s.State = client.AgentWorking
 		}
 	})
@@ -122,7 +123,7 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 	if now <= b.last {
 		return nil
 	}
-	s := b.s
+	s := b.state
 	if state != "" {
 		s.State = state
 	}
@@ -132,21 +133,21 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 	return &nostr.Event{Kind: kinds.AgentStatus, CreatedAt: now, Content: string(content), Tags: nostr.Tags{{"expiration", exp}}}
 }
 
-// publishStatus sends the board (with state, when given) on h; it
+// publish sends the board (with state, when given) on h; it
 // returns the event sent. A status the hub holds a newer one of (the
 // previous run's, made in the same second) is sent again a second later,
 // so that a new connection's status (Conn) does not wait for the next
 // change.
-func (r *runner) publishStatus(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
+func (b *statusBoard) publish(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
 	for try := 1; ; try++ {
-		ev := r.status.statusEvent(state)
+		ev := b.statusEvent(state)
 		for ev == nil {
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(time.Until(time.Unix(int64(r.status.lastAt())+1, 0))):
+			case <-time.After(time.Until(time.Unix(int64(b.lastAt())+1, 0))):
 			}
-			ev = r.status.statusEvent(state)
+			ev = b.statusEvent(state)
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := h.Publish(pctx, ev)
@@ -155,9 +156,9 @@ func (r *runner) publishStatus(ctx context.Context, h Hub, state string) (*nostr
 		if err != nil && !(errors.As(err, &re) && strings.HasPrefix(re.Reason, "duplicate:") && try < 3) {
 			return nil, err
 		}
-		r.status.mu.Lock()
-		r.status.last = max(r.status.last, ev.CreatedAt)
-		r.status.mu.Unlock()
+		b.mu.Lock()
+		b.last = max(b.last, ev.CreatedAt)
+		b.mu.Unlock()
 		if err == nil {
 			return ev, nil
 		}
@@ -170,16 +171,16 @@ func (b *statusBoard) lastAt() nostr.Timestamp {
 	return b.last
 }
 
-// statusLoop publishes the board on h when it changes (at most once a
+// run publishes the board on h when it changes (at most once a
 // second) and every statusEvery, until ctx ends (serve publishes the
 // offline status then); each status published goes to sent (the feed's
 // probes), unless sent is full.
-func (r *runner) statusLoop(ctx context.Context, h Hub, sent chan<- *nostr.Event) {
+func (b *statusBoard) run(ctx context.Context, h Hub, sent chan<- *nostr.Event, log *slog.Logger) {
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	for {
-		if ev, err := r.publishStatus(ctx, h, ""); err != nil && ctx.Err() == nil {
-			r.log.Warn("publishing the agent status", "err", err)
+		if ev, err := b.publish(ctx, h, ""); err != nil && ctx.Err() == nil {
+			log.Warn("publishing the agent status", "err", err)
 		} else if err == nil {
 			select {
 			case sent <- ev:
@@ -189,7 +190,7 @@ func (r *runner) statusLoop(ctx context.Context, h Hub, sent chan<- *nostr.Event
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.status.poke:
+		case <-b.poke:
 			select { // changes close together go out as one, after the prompt
 			case <-ctx.Done():
 				return

@@ -69,7 +69,7 @@ func (r *runner) sessionUpdate(p *agentProc, n acp.SessionNotification) {
 		return
 	}
 	session, text := string(n.SessionId), n.Update.AgentMessageChunk.Content.Text.Text
-	if t := r.tracked(p, session); t != nil {
+	if t := r.turns.tracked(p, session); t != nil {
 		t.mu.Lock()
 		prompting := t.prompting
 		if prompting {
@@ -92,18 +92,14 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	if t.id == "" {
 		t.id = fmt.Sprintf("steer-%d", time.Now().UnixNano())
 	}
-	r.mu.Lock()
-	r.current[p] = t
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.current, p)
-		r.mu.Unlock()
-	}()
+	r.turns.begin(p, t)
+	defer r.turns.end(p)
+	began := r.beginTurn(t)
+	defer r.out.then(func() { r.state.EndTurn(t.id, began) }) // once its final receipts are out
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	defer stopTyping()
 	go r.typing(typingCtx, t)
-	r.receipt(batch, kinds.ReceiptWorking, "", "")
+	r.out.receipt(batch, kinds.ReceiptWorking, "", "")
 
 	notice, err := r.ensureSession(ctx, s, p, t)
 	if err != nil {
@@ -119,7 +115,7 @@ func (r *runner) runTurn(ctx context.Context, s *slot, p *agentProc, ch string, 
 	} else {
 		go func() {
 			defer close(noticed)
-			r.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
+			r.link.publish(ctx, &nostr.Event{Kind: kinds.Message, CreatedAt: nostr.Now(), Content: notice, Tags: nostr.Tags{{"h", ch}}})
 		}()
 	}
 	res, err := r.prompt(ctx, p, t)
@@ -216,7 +212,7 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			t.mu.Lock()
 			t.session, t.loading = ref.Session, true
 			t.mu.Unlock()
-			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
+			res, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: acp.SessionId(ref.Session), Cwd: ref.Cwd, McpServers: r.tools.mcpServers(t.channel), Meta: r.cfg.sessionMeta(p.info)})
 			t.mu.Lock() // the response line was routed before LoadSession returned
 			t.loading = false
 			t.mu.Unlock()
@@ -235,13 +231,13 @@ func (r *runner) ensureSession(ctx context.Context, s *slot, p *agentProc, t *tu
 			r.log.Warn("session/load failed", "channel", t.channel, "session", ref.Session, "err", err)
 		}
 	}
-	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.mcpServers(t.channel), Meta: r.sessionMeta(p)})
+	res, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: r.cfg.Cwd, McpServers: r.tools.mcpServers(t.channel), Meta: r.cfg.sessionMeta(p.info)})
 	if err != nil {
 		return "", err
 	}
 	id := string(res.SessionId)
 	t.mu.Lock()
-	t.session, t.preface = id, r.instructionsBlock(p)
+	t.session, t.preface = id, r.cfg.instructionsBlock(p.info)
 	t.mu.Unlock()
 	if err := r.pin(cctx, p, id, res.ConfigOptions); err != nil {
 		return "", err
@@ -275,7 +271,7 @@ var errWedged = errors.New("agent wedged")
 // the session; if the agent does not stop within cancelGrace it is wedged.
 func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptResponse, error) {
 	session := t.Session()
-	pc := r.buildContext(ctx, r.currentHub(), session, t.batch)
+	pc := r.contexts.buildContext(ctx, r.link.current(), session, t.batch)
 	var blocks []acp.ContentBlock
 	if t.preface != "" {
 		blocks = append(blocks, acp.TextBlock(t.preface))
@@ -286,7 +282,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 	if pc.scope != "" {
 		r.state.SetSeen(session, pc.scope, pc.upTo)
 	}
-	r.writeTurn(t)
+	r.tools.writeTurn(t)
 	type result struct {
 		res acp.PromptResponse
 		err error
@@ -327,7 +323,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 			return stop(fmt.Sprintf("stopped: the turn took longer than turn_timeout (%v)", r.cfg.turnTimeout))
 		case <-tick.C:
 			idle := time.Since(time.Unix(0, p.last.Load()))
-			if idle > r.cfg.idleTTL && !r.waitingForOwner(session) {
+			if idle > r.cfg.idleTTL && !r.turns.waitingForOwner(session) {
 				return stop(fmt.Sprintf("stopped: the agent was silent for longer than idle_timeout (%v)", r.cfg.idleTTL))
 			}
 		}
@@ -337,7 +333,7 @@ func (r *runner) prompt(ctx context.Context, p *agentProc, t *turn) (acp.PromptR
 // cancelSession sends session/cancel and answers the session's pending
 // permission requests with "cancelled".
 func (r *runner) cancelSession(p *agentProc, session string) {
-	r.resolveSession(session)
+	r.turns.cancelPermissions(session)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p.conn.Cancel(cctx, acp.CancelNotification{SessionId: acp.SessionId(session)})
@@ -354,7 +350,7 @@ func (r *runner) typing(ctx context.Context, t *turn) {
 	tick := time.NewTicker(typingEvery)
 	defer tick.Stop()
 	for {
-		if h := r.currentHub(); h != nil {
+		if h := r.link.current(); h != nil {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			h.Publish(pctx, &nostr.Event{Kind: kinds.Typing, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"h", t.channel}}})
 			cancel()

@@ -72,30 +72,12 @@ func lineInfo(line []byte) (session, method, update string) {
 	return r[0].String(), r[1].String(), r[2].String()
 }
 
-// tracked is the turn running on p that a line of session belongs to: the
-// line names no session or the turn's own, and the turn's prompt has not
-// returned yet.
-func (r *runner) tracked(p *agentProc, session string) *turn {
-	r.mu.Lock()
-	t := r.current[p]
-	r.mu.Unlock()
-	if t == nil {
-		return nil
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.finished || (session != "" && session != t.session) {
-		return nil
-	}
-	return t
-}
-
 // routeLine sends every raw line of a turn to the observer: the tracked
 // turn's lines under its id, an untracked turn's under its own. Other lines
 // (initialize, bookkeeping between turns) are not sent.
 func (r *runner) routeLine(p *agentProc, dir string, line []byte) {
 	session, method, update := lineInfo(line)
-	if t := r.tracked(p, session); t != nil {
+	if t := r.turns.tracked(p, session); t != nil {
 		r.obs.add(t.ref(), dir, line)
 		return
 	}
@@ -111,13 +93,12 @@ func (r *runner) routeLine(p *agentProc, dir string, line []byte) {
 // untrackedFor returns the open untracked turn of session, opening one when
 // open is set and none is.
 func (r *runner) untrackedFor(session string, open bool) *untracked {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if u := r.loose[session]; u != nil || !open {
+	u, opened := r.turns.untrackedTurn(session, open, func() *untracked {
+		return &untracked{ref: turnRef{channel: r.state.ChannelOf(session), session: session, turn: fmt.Sprintf("steer-%d", time.Now().UnixNano())}, last: time.Now()}
+	})
+	if !opened {
 		return u
 	}
-	u := &untracked{ref: turnRef{channel: r.state.ChannelOf(session), session: session, turn: fmt.Sprintf("steer-%d", time.Now().UnixNano())}, last: time.Now()}
-	r.loose[session] = u
 	r.log.Info("the agent works in a session with no prompt in flight (a steer it started as a turn); following it", "session", session, "channel", u.ref.channel, "turn", u.ref.turn)
 	go r.closeWhenQuiet(u)
 	return u
@@ -137,11 +118,11 @@ func (r *runner) closeWhenQuiet(u *untracked) {
 	defer tick.Stop()
 	for {
 		select {
-		case <-r.closed:
+		case <-r.disp.closed:
 			return
 		case <-tick.C:
 		}
-		if u.quiet() >= untrackedQuiet && !r.waitingForOwner(u.ref.session) {
+		if u.quiet() >= untrackedQuiet && !r.turns.waitingForOwner(u.ref.session) {
 			r.finishUntracked(u)
 			return
 		}
@@ -159,11 +140,7 @@ func (r *runner) flushUntracked(session string) {
 // finishUntracked closes an untracked turn and posts its text, if any, like
 // the reply to a queued steer: top level in its channel, p = the owner.
 func (r *runner) finishUntracked(u *untracked) {
-	r.mu.Lock()
-	if r.loose[u.ref.session] == u {
-		delete(r.loose, u.ref.session)
-	}
-	r.mu.Unlock()
+	r.turns.closeUntracked(u)
 	u.mu.Lock()
 	if u.done {
 		u.mu.Unlock()
@@ -179,7 +156,7 @@ func (r *runner) finishUntracked(u *untracked) {
 		r.log.Error("an untracked turn's answer has no channel to go to (unknown session)", "session", u.ref.session, "bytes", len(text))
 		return
 	}
-	ctx := r.ctx
+	ctx := r.runCtx
 	if ctx == nil {
 		ctx = context.Background()
 	}

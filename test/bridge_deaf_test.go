@@ -44,12 +44,7 @@ func TestBridgeNoticesSubscriptionLostInReconnect(t *testing.T) {
 // deafEnv is a bridge that reaches the hub through a proxy, with one
 // mention answered.
 func deafEnv(t *testing.T) (*bridgeEnv, *wsProxy, *bridgeProc) {
-	p := listenProxy(t)
-	e := newBridgeEnv(t, p.public)
-	p.serve(e.h.URL)
-	e.scripted(t)
-	cfg, _ := os.ReadFile(e.configPath)
-	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), e.h.URL, p.URL, 1)), 0o600)
+	e, p := proxiedEnv(t)
 	b := e.start(t)
 	m := e.mention(t, e.a, e.alice, "room", "before")
 	e.waitReply(t, "room", m.ID, 20*time.Second, b)

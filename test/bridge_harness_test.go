@@ -63,6 +63,7 @@ type bridgeEnv struct {
 
 func newBridgeEnv(t testing.TB, limits ...func(*relay.Config)) *bridgeEnv {
 	t.Helper()
+	goTool(t, "acpagent") // built before any connection to the hub is open: a slow build on a busy machine outlasted the hub's 90 s of silence
 	h, tm := startTeam(t, limits...)
 	e := &bridgeEnv{h: h, alice: tm.alice, bob: tm.bob, agent: tm.agent, a: tm.a, b: tm.b, dir: t.TempDir()}
 	keys, _ := identity.KeysFromSecretHex(tm.agent.sk)
@@ -329,4 +330,19 @@ func (e *bridgeEnv) aliceKeyFile(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// waitStateTurn waits until the bridge's state file holds turn in flight.
+func (e *bridgeEnv) waitStateTurn(t testing.TB, turn string, b *bridgeProc) {
+	t.Helper()
+	path := filepath.Join(e.dir, "state", "helper", "state.json")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var st struct {
+			Turns map[string]json.RawMessage `json:"turns"`
+		}
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &st) == nil && st.Turns[turn] != nil {
+			return
+		}
+	}
+	t.Fatalf("the state never recorded turn %s; bridge log:\n%s", turn, b.logs())
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,9 +17,9 @@ import (
 
 // wsProxy stands between clients and the hub and relays their websocket
 // messages both ways, losing what a faulty hub or middlebox would on
-// command: REQs it swallows (never passed on, never answered), an open
-// REQ it closes (CLOSE to the hub, CLOSED to the client), or every
-// connection at once.
+// command: REQs it swallows (never passed on, never answered), EVENTs it
+// swallows likewise, an open REQ it closes (CLOSE to the hub, CLOSED to
+// the client), or every connection at once.
 type wsProxy struct {
 	t      testing.TB
 	ln     net.Listener
@@ -26,6 +28,7 @@ type wsProxy struct {
 
 	mu      sync.Mutex
 	swallow func(fs []nostr.Filter) bool // REQs not passed on
+	drop    func(ev *nostr.Event) bool   // EVENTs not passed on
 	conns   map[*proxyConn]bool
 }
 
@@ -128,8 +131,19 @@ func (p *wsProxy) fromClient(pc *proxyConn, b []byte) bool {
 		pc.open[id] = fs
 	case "CLOSE":
 		delete(pc.open, id)
+	case "EVENT":
+		var ev nostr.Event
+		return p.drop == nil || json.Unmarshal(msg[1], &ev) != nil || !p.drop(&ev)
 	}
 	return true
+}
+
+// dropEvents makes the proxy drop every EVENT a client sends that match
+// accepts (nil: none): the hub never sees it, the client never gets its OK.
+func (p *wsProxy) dropEvents(match func(ev *nostr.Event) bool) {
+	p.mu.Lock()
+	p.drop = match
+	p.mu.Unlock()
 }
 
 // swallowReqs makes the proxy drop every REQ match accepts (nil: none).
@@ -191,4 +205,16 @@ func feedReq(fs []nostr.Filter) bool {
 		}
 	}
 	return false
+}
+
+// proxiedEnv is a bridge env with the scripted agent whose bridge reaches
+// the hub through a proxy.
+func proxiedEnv(t *testing.T) (*bridgeEnv, *wsProxy) {
+	p := listenProxy(t)
+	e := newBridgeEnv(t, p.public)
+	p.serve(e.h.URL)
+	e.scripted(t)
+	cfg, _ := os.ReadFile(e.configPath)
+	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), e.h.URL, p.URL, 1)), 0o600)
+	return e, p
 }

@@ -25,12 +25,30 @@ type Frame struct {
 	Channel string          `json:"channel"`
 	Session string          `json:"session"`
 	Turn    string          `json:"turn"`
-	Dir     string          `json:"dir"` // "in": agent to bridge; "out": bridge to agent
+	Dir     string          `json:"dir"` // "in": agent to bridge; "out": bridge to agent; DirBridge: the bridge's own note
 	Msg     json.RawMessage `json:"msg"`
 	// Resent marks a permission request the bridge sends again for a watch
 	// control frame (the same raw message): not a new request.
 	Resent bool `json:"resent,omitempty"`
 }
+
+// DirBridge is the Dir of a frame that carries a note of the bridge's own
+// (Msg is a BridgeNote), not a line of the ACP wire.
+const DirBridge = "bridge"
+
+// BridgeNote is the message of a DirBridge frame.
+type BridgeNote struct {
+	// Ended, when set, says that the frame's turn is over without a stop
+	// reason from the agent, and why (StopBridgeRestarted): a watcher shows
+	// it stopped so.
+	Ended string `json:"ended,omitempty"`
+}
+
+// StopBridgeRestarted is why a turn ended that a bridge run had in flight
+// when it stopped (killed, crashed, or stopped mid-turn): its next run says
+// so for each such turn as it starts, since the agent process that ran it
+// is gone and no stop reason will come.
+const StopBridgeRestarted = "bridge_restarted"
 
 // Control is the decrypted content of a control frame (from the owner or
 // one of the owner's paired devices, to the agent).

@@ -35,7 +35,7 @@ type TurnView struct {
 	Tools                  []*ToolView
 	Plan                   []PlanItem
 	Permissions            []*PermissionView
-	Stop                   string // the prompt's stopReason, when finished
+	Stop                   string // the prompt's stopReason, when finished (or StopBridgeRestarted)
 }
 
 // ToolView is a tool call and its latest status.
@@ -126,6 +126,9 @@ func (tr *Transcript) Apply(f Frame) []Event {
 		tr.lastSeq = f.Seq
 	}
 	t := tr.byTurn[f.Turn]
+	if t == nil && f.Dir == DirBridge {
+		return evs // a note on a turn this watcher never saw: nothing to end
+	}
 	if t == nil {
 		t = &TurnView{Channel: f.Channel, Session: f.Session, Turn: f.Turn, Replay: strings.HasPrefix(f.Turn, loadPrefix)}
 		tr.byTurn[f.Turn] = t
@@ -144,11 +147,18 @@ func (tr *Transcript) Apply(f Frame) []Event {
 	}
 	ev := func(kind, text string) { evs = append(evs, Event{Kind: kind, Turn: t, Text: text}) }
 	switch {
+	case f.Dir == DirBridge:
+		var n BridgeNote
+		if json.Unmarshal(f.Msg, &n) == nil && n.Ended != "" && t.Stop == "" {
+			t.Stop = n.Ended
+			ev("stop", n.Ended)
+		}
 	case f.Dir == "out" && m.Method == "session/prompt":
 		var p struct {
 			Prompt []struct{ Text string } `json:"prompt"`
 		}
 		json.Unmarshal(m.Params, &p)
+		t.Stop = "" // a turn prompted again (after a crash, or by the next bridge run) is in flight again
 		for _, b := range p.Prompt {
 			t.Prompt += b.Text
 		}
@@ -334,6 +344,9 @@ func statusRank(s string) int {
 	}
 	return 0
 }
+
+// Turn is the view of turn id (nil if no frame named it).
+func (tr *Transcript) Turn(id string) *TurnView { return tr.byTurn[id] }
 
 // InFlight lists the turns seen that have not finished (a session/load
 // replay is never one): what makes an agent "working" to its owner.

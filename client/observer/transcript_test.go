@@ -174,3 +174,37 @@ func TestTranscriptRequestAfterRestart(t *testing.T) {
 		t.Fatalf("pending after a second restart: %+v (the dead run's request: %q)", p, tr.Turns[1].Permissions[0].Answer)
 	}
 }
+
+// A turn whose bridge run stopped before its prompt returned ends with the
+// next run's note (StopBridgeRestarted); a note never overrides the
+// agent's own stop, and a turn prompted again is in flight again.
+func TestTranscriptBridgeEndsTurn(t *testing.T) {
+	prompt := `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"do it"}]}}`
+	ended := `{"ended":"` + StopBridgeRestarted + `"}`
+	tr := NewTranscript()
+	tr.Apply(frame(1, "out", prompt))
+	if len(tr.InFlight()) != 1 {
+		t.Fatalf("in flight %v", tr.InFlight())
+	}
+	evs := tr.Apply(frame(1, DirBridge, ended))
+	if len(tr.InFlight()) != 0 || tr.Turn("m1").Stop != StopBridgeRestarted || len(evs) != 1 || evs[0].Kind != "stop" {
+		t.Fatalf("after the note: in flight %v, turn %+v, events %+v", tr.InFlight(), tr.Turn("m1"), evs)
+	}
+	tr.Apply(frame(2, "out", prompt))
+	if len(tr.InFlight()) != 1 {
+		t.Fatal("a turn prompted again is not in flight")
+	}
+	tr.Apply(frame(3, "in", `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`))
+	tr.Apply(frame(4, DirBridge, ended))
+	if got := tr.Turn("m1").Stop; got != "end_turn" {
+		t.Fatalf("the note replaced the agent's stop: %q", got)
+	}
+	if tr.Turn("nope") != nil {
+		t.Fatal("a turn no frame named")
+	}
+	unseen := frame(5, DirBridge, ended)
+	unseen.Turn = "m2"
+	if evs := tr.Apply(unseen); len(evs) != 0 || tr.Turn("m2") != nil || len(tr.Turns) != 1 {
+		t.Fatalf("a note on a turn never seen made one: %+v %+v", evs, tr.Turns)
+	}
+}

@@ -70,3 +70,22 @@ test('after a bridge restart a request with an answered id is new, its resent co
   assert.deepEqual(tr.pending(), [tr.turns[2].permissions[0]])
   assert.equal(tr.turns[1].permissions[0].answer, 'cancelled')
 })
+
+test('the next bridge run ends a turn its last run left in flight', () => {
+  const prompt = '{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"do it"}]}}'
+  const ended = '{"ended":"bridge_restarted"}'
+  const tr = new Transcript()
+  tr.apply(frame(1, 'out', prompt))
+  assert.equal(tr.inFlight().length, 1)
+  const evs = tr.apply(frame(1, 'bridge', ended))
+  assert.deepEqual(evs.map(e => e.kind), ['stop'])
+  assert.equal(tr.inFlight().length, 0)
+  assert.equal(tr.turns[0].stop, 'bridge_restarted')
+  tr.apply(frame(2, 'out', prompt))
+  assert.equal(tr.inFlight().length, 1, 'a turn prompted again is in flight again')
+  tr.apply(frame(3, 'in', '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'))
+  tr.apply(frame(4, 'bridge', ended))
+  assert.equal(tr.turns[0].stop, 'end_turn', 'a note never replaces the agent\'s stop')
+  assert.deepEqual(tr.apply({ ...frame(5, 'bridge', ended), turn: 'm2' }), [])
+  assert.equal(tr.turns.length, 1, 'a note on a turn never seen makes none')
+})

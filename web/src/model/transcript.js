@@ -5,6 +5,8 @@
 // status never moves backwards.
 
 const LOAD_PREFIX = 'load:'
+/** DIR_BRIDGE is the dir of a frame that carries the bridge's own note (client/observer DirBridge): {ended} ends its turn. */
+const DIR_BRIDGE = 'bridge'
 const MAX_TRACKED_GAP = 4096
 
 function statusRank (s) {
@@ -63,6 +65,7 @@ export class Transcript {
     if (seq > this.lastSeq) this.lastSeq = seq
     const turnID = str(f.turn)
     let t = this.byTurn.get(turnID)
+    if (!t && f.dir === DIR_BRIDGE) return evs // a note on a turn this watcher never saw: nothing to end
     if (!t) {
       t = { channel: str(f.channel), session: str(f.session), turn: turnID, replay: turnID.startsWith(LOAD_PREFIX), prompt: '', text: '', thoughts: '', tools: [], plan: [], permissions: [], stop: '' }
       this.byTurn.set(turnID, t)
@@ -75,8 +78,12 @@ export class Transcript {
     const ev = (kind, text) => evs.push({ kind, turn: t, text })
     const method = str(m.method)
     const params = m.params && typeof m.params === 'object' ? m.params : {}
-    if (f.dir === 'out' && method === 'session/prompt') {
+    if (f.dir === DIR_BRIDGE) {
+      const ended = str(m.ended)
+      if (ended && !t.stop) { t.stop = ended; ev('stop', ended) }
+    } else if (f.dir === 'out' && method === 'session/prompt') {
       for (const b of Array.isArray(params.prompt) ? params.prompt : []) t.prompt += str(b && b.text)
+      t.stop = '' // a turn prompted again (after a crash, or by the next bridge run) is in flight again
       ev('prompt', t.prompt)
     } else if (f.dir === 'in' && method === 'session/update') {
       this.update(t, params, ev)
