@@ -70,6 +70,14 @@ func (o ownerAsks) raised(t testing.TB, turn string) {
 // go on: the agent's reply says so, in the mention's thread.
 func (w *webTeam) askThroughPage(t testing.TB, agent string, owner ownerAsks, what string) {
 	t.Helper()
+	w.askThroughPageAnd(t, agent, owner, what, func() {})
+}
+
+// askThroughPageAnd is askThroughPage with also, once the page shows the
+// request and before its Allow is clicked, shown (another surface's
+// check); it returns the mention's id.
+func (w *webTeam) askThroughPageAnd(t testing.TB, agent string, owner ownerAsks, what string, shown func()) string {
+	t.Helper()
 	request := tid("permission-request")
 	w.b.waitUntil("no permission request shown before "+what, fmt.Sprintf(`!document.querySelector(%q)`, request))
 	tail := w.tail(t, "owner", "room")
@@ -80,11 +88,13 @@ func (w *webTeam) askThroughPage(t testing.TB, agent string, owner ownerAsks, wh
 		t.Fatalf("%s: the owner's key got the agent's permission request, the page (a paired device) shows none within 3 s", what)
 	}
 	w.b.screenshot("request-" + strings.ReplaceAll(what, " ", "-"))
+	shown()
 	w.b.click(request + ` [data-testid="permission-option"][data-option-id="allow"]`)
 	reply := tail.until("the agent's reply "+what, func(r rowJSON) bool { return r.Author == agent && r.Op == "" && r.ReplyTo == id })
 	if !strings.Contains(reply.Text, "permission: allow") {
 		t.Fatalf("%s: the agent's reply %q, want permission: allow (the page's click answered the request)", what, reply.Text)
 	}
+	return id
 }
 
 // A browser paired before the bridge (re)started gets the agent's frames
