@@ -90,6 +90,9 @@ func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) (*serv
 	}
 	s := &server{name: "hive", dir: dir, addr: addr, metrics: metrics, logPath: filepath.Join(dir, "hive.log")}
 	data := filepath.Join(dir, "data")
+	if storeURL == "" {
+		s.dbFile = filepath.Join(data, "hive.db")
+	}
 	if cacheDir != "" {
 		if sum, err := fileSHA(bin); err == nil {
 			entry := filepath.Join(cacheDir, hiveCachePrefix(n)+sum[:16])

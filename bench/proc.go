@@ -134,13 +134,20 @@ func loadAvg() string {
 
 // procWritten is the number of bytes a process passed to write-like syscalls so far (wchar in
 // /proc/PID/io: files and sockets alike).
-func procWritten(pid int) int64 {
+func procWritten(pid int) int64 { return procIO(pid, "wchar") }
+
+// procStored is what the process caused to be written to storage so far (/proc/PID/io
+// write_bytes: file pages it dirtied, the WAL's and the database's, not its sockets).
+func procStored(pid int) int64 { return procIO(pid, "write_bytes") }
+
+// procIO is one counter of /proc/PID/io (0 if unreadable).
+func procIO(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+		if v, ok := strings.CutPrefix(line, field+": "); ok {
 			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			return n
 		}

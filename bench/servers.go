@@ -27,6 +27,9 @@ type server struct {
 
 	// metrics is the address of its Prometheus /metrics ("" when it serves none)
 	metrics string
+	// dbFile is its SQLite database ("" over PostgreSQL, or for the peer): its WAL's
+	// size is sampled during each workload (disk.go)
+	dbFile string
 
 	argv func() []string // command line to start it
 	// prepare, when set, runs before every start (a second hive instance copies the first's keys)

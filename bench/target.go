@@ -117,6 +117,15 @@ func (t *target) dbCPU() time.Duration {
 	return t.db.cpu()
 }
 
+// stored is what the servers caused to be written to storage so far.
+func (t *target) stored() int64 {
+	var n int64
+	for _, p := range t.pids() {
+		n += procStored(p)
+	}
+	return n
+}
+
 // written is what the servers passed to write-like syscalls so far.
 func (t *target) written() int64 {
 	var n int64

@@ -13,11 +13,12 @@ type Maintenance struct {
 	once sync.Once
 	quit chan struct{}
 	done chan struct{}
+	wake chan struct{}
 }
 
 // StartMaintenance runs job every interval; a negative interval never runs it.
 func StartMaintenance(every time.Duration, job func()) *Maintenance {
-	m := &Maintenance{quit: make(chan struct{}), done: make(chan struct{})}
+	m := &Maintenance{quit: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	go func() {
 		defer close(m.done)
 		if every < 0 {
@@ -32,10 +33,20 @@ func StartMaintenance(every time.Duration, job func()) *Maintenance {
 				return
 			case <-t.C:
 				job()
+			case <-m.wake:
+				job()
 			}
 		}
 	}()
 	return m
+}
+
+// Wake runs the job now (after a running one) without waiting for it.
+func (m *Maintenance) Wake() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Stop ends the loop and waits for a running job; calling it again is a no-op.

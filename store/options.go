@@ -26,6 +26,10 @@ type Options struct {
 	Readers   int   // reader connections (default 4)
 	PageSize  int   // page size of a new database file (default 2048)
 	MmapBytes int64 // how much of the file readers memory-map (default 4 GiB)
+	// WALLimit is the most the SQLite WAL grows to while the log is written
+	// (default: an eighth of the database or 64 MiB, whichever is larger);
+	// see store/sqlite's checkpoints.
+	WALLimit int64
 	// CommitWindow is how long a batch smaller than WindowBatch waits for more
 	// writes before it commits (default 1 ms; negative: commit at once).
 	CommitWindow time.Duration

@@ -11,6 +11,12 @@ import (
 
 func reject(msg string) error { return &Rejection{Msg: msg} }
 
+// storedSQL asks whether the log holds an event of the id.
+const storedSQL = `SELECT EXISTS (SELECT 1 FROM events WHERE id = ?)`
+
+// expiredSQL selects the events whose NIP-40 expiration has passed.
+const expiredSQL = `expiration IS NOT NULL AND expiration <= ?`
+
 // apply carries out one write, noting in w.seqs the sequence numbers of the
 // events it stored.
 func (c *Core) apply(tx WriteTx, w *write) error {
@@ -26,7 +32,7 @@ func (c *Core) apply(tx WriteTx, w *write) error {
 	case opDelete:
 		return c.deleteByID(tx, w.ev.ID)
 	case opSweep:
-		return c.deleteWhere(tx, `expiration IS NOT NULL AND expiration <= ?`, c.opts.Now().Unix())
+		return c.deleteWhere(tx, expiredSQL, c.opts.Now().Unix())
 	case opExec, opIndex:
 		return w.fn(tx)
 	}
@@ -112,7 +118,7 @@ func (c *Core) check(tx WriteTx, ev *nostr.Event, lookup bool) (plan, error) {
 		p.fresh = true
 	} else if lookup || storage == kinds.Replaceable || storage == kinds.Addressable {
 		var exists bool
-		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM events WHERE id = ?)`, ev.ID).Scan(&exists); err != nil {
+		if err := tx.QueryRow(storedSQL, ev.ID).Scan(&exists); err != nil {
 			return p, fmt.Errorf("checking for duplicates: %w", err)
 		}
 		if exists {
@@ -154,10 +160,13 @@ func (c *Core) addrDeleted(tx WriteTx, ev *nostr.Event) (bool, error) {
 	return gone, err
 }
 
+// replaceableSQL reads the stored versions of an address.
+const replaceableSQL = `SELECT seq, id, created_at FROM events WHERE pubkey = ? AND kind = ? AND d = ?`
+
 // replaceable finds the stored versions ev supersedes: one event is kept per
 // (pubkey, kind, d), the newest, ties going to the lowest id (NIP-01).
 func replaceable(tx WriteTx, ev *nostr.Event, d string) ([]int64, error) {
-	rows, err := tx.Query(`SELECT seq, id, created_at FROM events WHERE pubkey = ? AND kind = ? AND d = ?`, ev.PubKey, ev.Kind, d)
+	rows, err := tx.Query(replaceableSQL, ev.PubKey, ev.Kind, d)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
-	"time"
 
 	"github.com/ainb/hive/store"
 	"github.com/fiatjaf/eventstore"
@@ -47,6 +46,7 @@ type db struct {
 	rstmts map[string]*sql.Stmt
 
 	checkpoints *store.Maintenance
+	wal         walState // checkpoint.go
 }
 
 var _ store.Backend = (*db)(nil)
@@ -108,8 +108,10 @@ func Open(path string, opts store.Options) (*Store, error) {
 	})
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
-	// Commits must not stop to copy the WAL into the database: the writer never
-	// checkpoints, a goroutine of its own does (PASSIVE: it never blocks writes).
+	// Commits must not stop to copy the WAL into the database: a goroutine of
+	// its own does (PASSIVE: it never blocks writes), and the writer only
+	// finishes its work when the log is to start over (checkpoint.go). When
+	// it does, the WAL file is cut back to a quarter of the limit.
 	if _, err := w.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
 		w.Close()
 		r.Close()
@@ -123,7 +125,9 @@ func Open(path string, opts store.Options) (*Store, error) {
 	}
 	ck.SetMaxOpenConns(1)
 	d := &db{opts: opts, w: w, r: r, ck: ck, wstmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}, rstmts: map[string]*sql.Stmt{}}
-	d.checkpoints = store.StartMaintenance(250*time.Millisecond, d.checkpoint)
+	d.wal.pageSize, d.wal.path = walPageSize(w), path
+	d.setTrigger()
+	d.checkpoints = store.StartMaintenance(checkpointEvery, d.checkpoint)
 	// The writer: group commit, one fsync per batch.
 	return &Store{Core: store.NewCore(d, opts), db: d}, nil
 }
@@ -151,15 +155,6 @@ func (s *Store) ReadDB() *sql.DB { return s.db.r }
 
 // Reader is the read-only pool; SQLite takes ? placeholders as they are.
 func (s *Store) Reader() store.Reader { return s.db.r }
-
-// checkpoint copies committed WAL frames into the database file, in the
-// background, so the WAL stays small without commits paying for it.
-func (d *db) checkpoint() {
-	var busy, logFrames, done int
-	if err := d.ck.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &done); err != nil {
-		d.opts.Log("WAL checkpoint failed", err)
-	}
-}
 
 // mapped is the readers' connection setup: the file
 // memory-mapped up to n bytes, and stable query plans.

@@ -14,9 +14,10 @@ type Tx struct {
 }
 
 // Begin starts a write transaction, first preparing the statements the last
-// one ran unprepared.
+// one ran unprepared (and completing a checkpoint the checkpointer asked for).
 func (d *db) Begin() (store.CommitTx, error) {
 	d.prepareWanted()
+	d.finishCheckpoint()
 	tx, err := d.w.Begin()
 	if err != nil {
 		return nil, err
@@ -25,7 +26,11 @@ func (d *db) Begin() (store.CommitTx, error) {
 }
 
 // Commit commits; SQLite has no other instance to tell.
-func (t *Tx) Commit([]int64, bool) error { return t.Tx.Commit() }
+func (t *Tx) Commit([]int64, bool) error {
+	err := t.Tx.Commit()
+	t.d.walGrew()
+	return err
+}
 
 func (t *Tx) stmt(q string) *sql.Stmt {
 	if st := t.d.wstmts[q]; st != nil {
