@@ -271,11 +271,11 @@ func TestBridgeBatchSpansThreads(t *testing.T) {
 	if !strings.Contains(ptr.Content, "nostr:nevent1") {
 		t.Errorf("pointer content %q", ptr.Content)
 	}
-	time.Sleep(time.Second)
-	if n := len(e.replies(t, "room")); n != 3 {
-		t.Fatalf("%d agent messages in room, want 3 (a1's reply, the batch's reply, the pointer in x's thread)", n)
+	e.settled(t, "room", b)
+	if n := len(e.replies(t, "room")); n != 4 {
+		t.Fatalf("%d agent messages in room, want 4 (a1's reply, the batch's reply, the pointer in x's thread, the probe's reply)", n)
 	}
-	if n := len(promptLog(t, logPath)); n != 2 {
-		t.Fatalf("%d prompts, want 2", n)
+	if n := len(promptLog(t, logPath)); n != 3 {
+		t.Fatalf("%d prompts, want 3 (a1, the batch, the probe)", n)
 	}
 }

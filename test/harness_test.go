@@ -41,6 +41,18 @@ func (k key) sign(t testing.TB, kind int, content string, tags ...nostr.Tag) *no
 	return ev
 }
 
+// signAt is sign with an explicit created_at: an event meant for a later
+// second than another names that second instead of waiting for it.
+func (k key) signAt(t testing.TB, at nostr.Timestamp, kind int, content string, tags ...nostr.Tag) *nostr.Event {
+	t.Helper()
+	ev := k.sign(t, kind, content, tags...)
+	ev.CreatedAt = at
+	if err := ev.Sign(k.sk); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
 type testHub struct {
 	URL   string
 	Relay *relay.Relay
