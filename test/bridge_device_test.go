@@ -45,7 +45,9 @@ func TestBridgeDeviceControl(t *testing.T) {
 	fw := e.watchFramesAs(t, phone.key, phoneCK, phone.tag)
 	phone.r.must(e.controlFrom(t, phone.key, observer.Control{V: 1, Type: observer.CtlWatch}))
 	lost.r.must(e.controlFrom(t, lost.key, observer.Control{V: 1, Type: observer.CtlWatch}))
-	time.Sleep(300 * time.Millisecond) // the bridge checks the device on the hub
+	for _, d := range []pairedDevice{phone, lost} { // the bridge checked the device on the hub
+		e.waitLog(t, b, " device="+d.pk)
+	}
 
 	// The device sees the request in its own frames and approves it.
 	m1 := e.mention(t, e.a, e.alice, "room", "from the phone [[permission]]")
