@@ -194,11 +194,19 @@ func TestOneLiveSubscriberPerP(t *testing.T) {
 	if squatter.read() != nil {
 		t.Fatal("the squatter received the event")
 	}
-	// When the first subscriber leaves, the key is free again.
+	// When the first subscriber leaves, the key is free again: the REQ is
+	// taken once the server has seen the close.
 	a.ws.Close()
-	time.Sleep(100 * time.Millisecond)
-	squatter.send("REQ", "y", map[string]any{"#p": []string{p}})
-	squatter.expect("EOSE")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		squatter.send("REQ", "y", map[string]any{"#p": []string{p}})
+		m := squatter.read()
+		if m != nil && str(m[0]) == "EOSE" {
+			break
+		}
+		if m == nil || str(m[0]) != "CLOSED" || !strings.HasPrefix(str(m[2]), "duplicate:") || time.Now().After(deadline) {
+			t.Fatalf("REQ after the first subscriber left: %s", fmtMsg(m))
+		}
+	}
 }
 
 func TestFilterRules(t *testing.T) {
