@@ -198,7 +198,8 @@ func TestChatThroughCLI(t *testing.T) {
 		}
 		waitOut <- o
 	}()
-	time.Sleep(700 * time.Millisecond)
+	// no wait for wait's subscription: it reads from the question's
+	// created_at, so an answer stored before its REQ is found too
 	ans := rows(t, c.ok("send", "general-chat", "answer", "--reply-to", q.ID, "--profile", "alice", "--json"))[0]
 	if got := <-waitOut; got == "" || rows(t, got)[0].ID != ans.ID {
 		t.Fatalf("wait printed %q, want %s", got, ans.ID)
