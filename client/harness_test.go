@@ -88,6 +88,7 @@ func (th *testHub) stop() {
 // restart stops the hub, waits d, and starts it again on the same address.
 func (th *testHub) restart(d time.Duration) {
 	th.stop()
+	// bare sleep: the hub stays down for d, the outage the caller asks for
 	time.Sleep(d)
 	ln, err := net.Listen("tcp", th.addr)
 	if err != nil {

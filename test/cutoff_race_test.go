@@ -65,6 +65,7 @@ func raceAuth(t *testing.T, conns []*raceConn, spread time.Duration, cut func())
 		go func() {
 			defer wg.Done()
 			<-start
+			// bare sleep: the spread of the AUTHs in time is the race under test
 			time.Sleep(time.Duration(i) * spread / time.Duration(len(conns)))
 			if rc.ws.WriteMessage(websocket.TextMessage, rc.auth) != nil {
 				return
@@ -74,6 +75,7 @@ func raceAuth(t *testing.T, conns []*raceConn, spread time.Duration, cut func())
 		}()
 	}
 	close(start)
+	// bare sleep: the cut lands inside the spread of AUTHs on purpose (no event marks "a third in")
 	time.Sleep(spread / 3)
 	cut()
 	wg.Wait()
@@ -246,6 +248,7 @@ func TestExpiredAttestationCutOff(t *testing.T) {
 		t.Fatal(closed)
 	}
 	writer.must(agent.sign(t, 9, "before the expiry", nostr.Tag{"h", "pub"}))
+	// bare sleep: the signal is the clock itself (the attestation's expiry)
 	time.Sleep(time.Until(expiry) + 300*time.Millisecond)
 
 	const expired = "restricted: your owner's attestation expired; ask your owner for a fresh one"

@@ -342,6 +342,7 @@ func TestHardeningStateKindsRefuseExpiration(t *testing.T) {
 	}
 	// Ordinary content may still expire.
 	w.a.must(w.alice.sign(t, 9, "short-lived", nostr.Tag{"h", "pub"}, exp))
+	// bare sleep: the signal is the clock itself (the NIP-40 expiration passes)
 	time.Sleep(3500 * time.Millisecond)
 	h.restart(t)
 	m := h.as(t, w.mallory)
