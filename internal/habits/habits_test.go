@@ -16,7 +16,7 @@ import (
 
 // maxBareSleeps is how many time.Sleep calls outside a loop the tests may
 // keep, each explained by a "bare sleep:" comment.
-const maxBareSleeps = 19
+const maxBareSleeps = 15
 
 // bareSleepMarker starts the comment that says why a bare sleep has no signal
 // to wait for instead.
