@@ -16,7 +16,7 @@ import (
 
 // maxBareSleeps is how many time.Sleep calls outside a loop the tests may
 // keep, each explained by a "bare sleep:" comment.
-const maxBareSleeps = 15
+const maxBareSleeps = 10
 
 // bareSleepMarker starts the comment that says why a bare sleep has no signal
 // to wait for instead.
@@ -144,7 +144,7 @@ func TestBareSleepsAreFewAndExplained(t *testing.T) {
 	}
 	for _, s := range all {
 		t.Logf("bare sleep at %s:%d (explained: %v)", s.pos.Filename, s.pos.Line, s.explained)
-		if !s.explained && len(all) <= 10 {
+		if !s.explained {
 			t.Errorf("%s:%d: time.Sleep outside a poll loop without a %q comment saying why no signal exists", s.pos.Filename, s.pos.Line, bareSleepMarker)
 		}
 	}
