@@ -53,8 +53,8 @@ func TestBridgeDeviceControl(t *testing.T) {
 	m1 := e.mention(t, e.a, e.alice, "room", "from the phone [[permission]]")
 	session, id, allow := permissionRequest(t, fw)
 	approve := observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow}
-	e.b.refused(e.controlFrom(t, e.bob, approve), "restricted:")
-	bobs.r.refused(e.controlFrom(t, bobs.key, approve), "restricted:")
+	e.b.refused(e.controlFrom(t, e.bob, approve), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	bobs.r.refused(e.controlFrom(t, bobs.key, approve), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
 	phone.r.must(e.controlFrom(t, phone.key, approve))
 	if r := e.waitReply(t, "room", m1.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 		t.Fatalf("permission approved by the device: reply %q", r.Content)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,22 @@ func (r *raw) req(id string, filters ...nostr.Filter) (evs []*nostr.Event, close
 }
 
 func hasPrefix(s string, p string) bool { return strings.HasPrefix(s, p) }
+
+// reasonIs reports whether the hub's message got is the refusal want pins:
+// want is the message from its start, with "…" where it names a key, an id
+// or a time. A want of a prefix alone ("invalid:") fails the test: a
+// refusal by another rule would pass it.
+func reasonIs(t testing.TB, got, want string) bool {
+	t.Helper()
+	if regexp.MustCompile(`^[a-z-]+:$`).MatchString(want) {
+		t.Errorf("the refusal wanted is only the prefix %q: pin its reason (the hub said %q)", want, got)
+	}
+	parts := strings.Split(want, "…")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, ".*")).MatchString(got)
+}
 
 func connect(t testing.TB, url string) *nostr.Relay {
 	t.Helper()
