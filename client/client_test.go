@@ -200,12 +200,18 @@ func TestPublishRetryAndDeliveryUnknown(t *testing.T) {
 	// the hub did store it; publishing the returned event again is idempotent
 	done := make(chan error, 1)
 	var again nostr.Event
+	dropped := px.droppedReads()
 	go func() {
 		var err error
 		again, err = c.Publish(ctx, lost)
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// the hub answered the resend (its OK is dropped too)
+	for deadline := time.Now().Add(10 * time.Second); px.droppedReads() == dropped; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the resend got no answer from the hub")
+		}
+	}
 	px.cut() // the connection dies with the OK undelivered; the client resends
 	px.blackhole(false)
 	if err := <-done; err != nil {

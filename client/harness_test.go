@@ -88,6 +88,7 @@ func (th *testHub) stop() {
 // restart stops the hub, waits d, and starts it again on the same address.
 func (th *testHub) restart(d time.Duration) {
 	th.stop()
+	// bare sleep: the hub stays down for d, the outage the caller asks for
 	time.Sleep(d)
 	ln, err := net.Listen("tcp", th.addr)
 	if err != nil {
@@ -145,11 +146,12 @@ func (th *testHub) member(t *testing.T, admin *client.Client) identity.Keys {
 // proxy forwards TCP to target; while blackholed it forwards nothing from
 // the hub to the client (the hub still receives what the client sends).
 type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	drop   bool
-	conns  []net.Conn
+	ln      net.Listener
+	target  string
+	mu      sync.Mutex
+	drop    bool
+	dropped int // reads from the hub dropped while blackholed
+	conns   []net.Conn
 }
 
 // startProxy listens at once; run starts forwarding to target.
@@ -190,6 +192,9 @@ func (p *proxy) run(target string) {
 					}
 					p.mu.Lock()
 					drop := p.drop
+					if drop {
+						p.dropped++
+					}
 					p.mu.Unlock()
 					if !drop {
 						c.Write(buf[:n])
@@ -206,6 +211,13 @@ func (p *proxy) blackhole(on bool) {
 	p.mu.Lock()
 	p.drop = on
 	p.mu.Unlock()
+}
+
+// droppedReads is how many reads from the hub the blackhole dropped.
+func (p *proxy) droppedReads() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dropped
 }
 
 // cut closes every proxied connection.

@@ -60,7 +60,8 @@ func TestProfileCache(t *testing.T) {
 	bob := th.member(t, admin)
 	bc := connect(t, th.URL, bob, client.Options{})
 	ctx := ctxT(t, 10*time.Second)
-	if _, err := bc.Publish(ctx, client.MemberProfile("bob", "")); err != nil {
+	first, err := bc.Publish(ctx, client.MemberProfile("bob", ""))
+	if err != nil {
 		t.Fatal(err)
 	}
 	cached := connect(t, th.URL, th.admin, client.Options{ProfileCache: time.Hour})
@@ -74,8 +75,9 @@ func TestProfileCache(t *testing.T) {
 	if n := name(cached); n != "bob" {
 		t.Fatalf("first LoadNames: %q", n)
 	}
-	time.Sleep(1100 * time.Millisecond) // a newer created_at for the rename
-	if _, err := bc.Publish(ctx, client.MemberProfile("robert", "")); err != nil {
+	rename := client.MemberProfile("robert", "")
+	rename.CreatedAt = first.CreatedAt + 1 // a newer created_at for the rename
+	if _, err := bc.Publish(ctx, rename); err != nil {
 		t.Fatal(err)
 	}
 	if n := name(cached); n != "bob" {

@@ -76,7 +76,7 @@ func TestResubscribeKeepsLiveEventsDatedBehind(t *testing.T) {
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != now.ID {
 		t.Fatalf("first delivery %q", ev.Content)
 	}
-	reconnect(t, th, reader)
+	reconnect(t, th, reader, admin, sub)
 	behind := client.Message("c", "dated a minute behind")
 	behind.CreatedAt = nostr.Now() - 60
 	sent, err := admin.Publish(ctx, behind)
@@ -109,7 +109,7 @@ func TestLiveSinceKeepsEventsDatedBehind(t *testing.T) {
 	<-sub.EOSE()
 	for round, behind := range []nostr.Timestamp{60, 120} {
 		if round == 1 {
-			reconnect(t, th, reader)
+			reconnect(t, th, reader, admin, sub)
 		}
 		ev := client.Message("c", fmt.Sprintf("dated %d s behind", behind))
 		ev.CreatedAt = nostr.Now() - behind
@@ -124,8 +124,9 @@ func TestLiveSinceKeepsEventsDatedBehind(t *testing.T) {
 }
 
 // reconnect cuts every connection of th and waits until reader is back with
-// its resubscription sent.
-func reconnect(t *testing.T, th *testHub, reader *client.Client) {
+// sub's resubscription in place at the hub: a probe message admin posts in
+// channel c arrives on sub (stored or live, the hub has taken the REQ).
+func reconnect(t *testing.T, th *testHub, reader, admin *client.Client, sub *client.Subscription) {
 	t.Helper()
 	if th.kickAll() == 0 {
 		t.Fatal("nothing kicked")
@@ -135,5 +136,11 @@ func reconnect(t *testing.T, th *testHub, reader *client.Client) {
 			t.Fatal("the reader did not reconnect")
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // the resubscription is on the wire
+	probe, err := admin.Publish(ctxT(t, 30*time.Second), client.Message("c", "probe after the reconnect"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := mustNext(t, sub, 30*time.Second); ev.ID != probe.ID {
+		t.Fatalf("after the reconnect: %q, not the probe", ev.Content)
+	}
 }

@@ -170,7 +170,13 @@ func TestMemberBudget(t *testing.T) {
 	for _, ws := range conns[:2] {
 		ws.WriteMessage(websocket.TextMessage, req)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// both REQs are taken (registered, then waiting for the read slot the
+	// third connection holds) before it goes
+	for deadline := time.Now().Add(10 * time.Second); r.Subscriptions() < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d subscriptions open, want 3", r.Subscriptions())
+		}
+	}
 	conns[2].Close()
 	var wg sync.WaitGroup
 	got := make([]int, 2)

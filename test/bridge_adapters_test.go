@@ -113,7 +113,7 @@ func (e *bridgeEnv) runAdapter(t *testing.T, work, text string, mockLog func() [
 	if err != nil || string(out) != "hi\n" {
 		t.Fatalf("out.txt after approval: %q %v", out, err)
 	}
-	time.Sleep(time.Second)
+	e.settled(t, "room", b)
 	for _, id := range []string{m.ID, m2.ID} {
 		if n := e.repliesTo(t, "room", id); n != 1 {
 			t.Fatalf("%d replies to mention %s", n, id)

@@ -207,7 +207,7 @@ func TestBridgeCodexKill9Resumes(t *testing.T) {
 	if got := mock.Model(); got != "gpt-5.4" {
 		t.Fatalf("after session/load codex asked for %q, not the pinned gpt-5.4", got)
 	}
-	time.Sleep(time.Second)
+	e.settled(t, "room", b2)
 	for _, id := range []string{m0.ID, m1.ID} {
 		if n := e.repliesTo(t, "room", id); n != 1 {
 			t.Fatalf("%d replies to %s", n, id)

@@ -45,14 +45,16 @@ func TestBridgeDeviceControl(t *testing.T) {
 	fw := e.watchFramesAs(t, phone.key, phoneCK, phone.tag)
 	phone.r.must(e.controlFrom(t, phone.key, observer.Control{V: 1, Type: observer.CtlWatch}))
 	lost.r.must(e.controlFrom(t, lost.key, observer.Control{V: 1, Type: observer.CtlWatch}))
-	time.Sleep(300 * time.Millisecond) // the bridge checks the device on the hub
+	for _, d := range []pairedDevice{phone, lost} { // the bridge checked the device on the hub
+		e.waitLog(t, b, " device="+d.pk)
+	}
 
 	// The device sees the request in its own frames and approves it.
 	m1 := e.mention(t, e.a, e.alice, "room", "from the phone [[permission]]")
 	session, id, allow := permissionRequest(t, fw)
 	approve := observer.Control{V: 1, Type: observer.CtlPermission, Session: session, Request: id, Option: allow}
-	e.b.refused(e.controlFrom(t, e.bob, approve), "restricted:")
-	bobs.r.refused(e.controlFrom(t, bobs.key, approve), "restricted:")
+	e.b.refused(e.controlFrom(t, e.bob, approve), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	bobs.r.refused(e.controlFrom(t, bobs.key, approve), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
 	phone.r.must(e.controlFrom(t, phone.key, approve))
 	if r := e.waitReply(t, "room", m1.ID, 20*time.Second, b); !strings.Contains(r.Content, "permission: allow") {
 		t.Fatalf("permission approved by the device: reply %q", r.Content)

@@ -80,7 +80,12 @@ func TestBridgeMentionFloodBounded(t *testing.T) {
 	if n := <-oks; n != floodMentions {
 		t.Fatalf("%d of %d flood events acknowledged", n, floodMentions)
 	}
-	time.Sleep(2 * time.Second) // every flood mention has reached the bridge by now
+	// the bridge has taken the last flood mention (every one before it too)
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(b.logs(), "event="+ids[floodMentions-1]); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bridge never logged the last flood mention; log:\n%s", b.logs())
+		}
+	}
 	peak := vmHWM(t, b.cmd.Process.Pid)
 	t.Logf("bridge VmHWM: %.0f MiB before the flood, %.0f MiB after %d mentions of %d KiB", start, peak, floodMentions, floodBytes>>10)
 	if peak > start+60 {
@@ -100,8 +105,12 @@ func TestBridgeMentionFloodBounded(t *testing.T) {
 	if !strings.HasPrefix(last.Content, fmt.Sprintf("heard %d: 0 flood", agentbridge.MaxQueuedPerAuthor)) {
 		t.Fatalf("the queued mentions' reply starts %.60q", last.Content)
 	}
-	time.Sleep(time.Second)
-	if n := len(e.replies(t, "room")); n != 3 {
-		t.Fatalf("%d agent messages, want the overflow reply, the cancelled turn's and the batch's", n)
+	e.settled(t, "room", b)
+	if rs := e.replies(t, "room"); len(rs) != 4 {
+		var got []string
+		for _, r := range rs {
+			got = append(got, fmt.Sprintf("%.80q", r.Content))
+		}
+		t.Fatalf("%d agent messages, want the overflow reply, the cancelled turn's, the batch's and the probe's: %s", len(rs), strings.Join(got, ", "))
 	}
 }

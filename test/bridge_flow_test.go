@@ -78,7 +78,7 @@ func TestBridgeChannelsInParallel(t *testing.T) {
 	e.scripted(t, "processes = 2")
 	b := e.start(t)
 	slow := e.mention(t, e.a, e.alice, "room", "[[slow:4s]] slow")
-	time.Sleep(200 * time.Millisecond)
+	e.waitWorking(t, e.agent.pk, slow.ID, b)
 	fast := e.mention(t, e.a, e.alice, "side", "fast")
 	e.waitReply(t, "side", fast.ID, 10*time.Second, b)
 	if e.repliesTo(t, "room", slow.ID) != 0 {
@@ -161,13 +161,17 @@ func agentWatchLines(t *testing.T, who string) {
 	e := newBridgeEnv(t)
 	e.scripted(t, `permissions = "allow"`)
 	b := e.start(t)
-	sk, extra := e.alice.sk, []string{}
+	sk, extra, watcher := e.alice.sk, []string{}, e.alice.pk
 	if who == "device" {
 		d := e.pairDevice(t, e.alice)
-		sk, extra = d.sk, []string{"--auth-tag", identity.TagJSON(d.tag)}
+		sk, extra, watcher = d.sk, []string{"--auth-tag", identity.TagJSON(d.tag)}, d.pk
 	}
+	arrived := e.watchControls(t, watcher)
 	lines, stderr := e.agentWatch(t, who, sk, extra...)
-	time.Sleep(time.Second) // the watch subscribes (and a device's lease reaches the bridge)
+	arrived() // the watch's frames subscription is on the wire
+	if who == "device" {
+		e.waitLog(t, b, " device="+watcher) // its lease reached the bridge
+	}
 	m := e.mention(t, e.a, e.alice, "room", "watch me [[tool]] [[permission]]")
 	e.waitReply(t, "room", m.ID, 20*time.Second, b)
 	// the client may get frames out of order: look for each line
@@ -271,11 +275,11 @@ func TestBridgeBatchSpansThreads(t *testing.T) {
 	if !strings.Contains(ptr.Content, "nostr:nevent1") {
 		t.Errorf("pointer content %q", ptr.Content)
 	}
-	time.Sleep(time.Second)
-	if n := len(e.replies(t, "room")); n != 3 {
-		t.Fatalf("%d agent messages in room, want 3 (a1's reply, the batch's reply, the pointer in x's thread)", n)
+	e.settled(t, "room", b)
+	if n := len(e.replies(t, "room")); n != 4 {
+		t.Fatalf("%d agent messages in room, want 4 (a1's reply, the batch's reply, the pointer in x's thread, the probe's reply)", n)
 	}
-	if n := len(promptLog(t, logPath)); n != 2 {
-		t.Fatalf("%d prompts, want 2", n)
+	if n := len(promptLog(t, logPath)); n != 3 {
+		t.Fatalf("%d prompts, want 3 (a1, the batch, the probe)", n)
 	}
 }

@@ -131,7 +131,9 @@ func (e *bridgeEnv) startEnv(t testing.TB, env []string) *bridgeProc {
 	cmd.Env = append(os.Environ(), env...)
 	b := &bridgeProc{startLogged(t, cmd, "member of channel", 30*time.Second)}
 	t.Cleanup(func() { b.stop() })
-	time.Sleep(300 * time.Millisecond) // the mention subscription follows the roster's EOSE
+	// No wait for the mention subscription: it reads from the bridge's
+	// cursor (its first start, less catchUpSlack), so a mention posted from
+	// now on reaches it stored or live.
 	return b
 }
 
@@ -161,6 +163,24 @@ func (e *bridgeEnv) mention(t testing.TB, r *raw, k key, channel, text string, e
 	t.Helper()
 	tags := append([]nostr.Tag{{"h", channel}, {"p", e.agent.pk}}, extra...)
 	return r.must(k.sign(t, 9, text, tags...))
+}
+
+// settled shows that the bridge has handled everything posted in channel
+// so far: a probe mention posted now is answered, and the channel's turns
+// run in order, so an answer to anything earlier (a duplicate included)
+// would have come before the probe's. It returns the probe's reply (one
+// more agent message in channel).
+func (e *bridgeEnv) settled(t testing.TB, channel string, b *bridgeProc) *nostr.Event {
+	t.Helper()
+	probe := e.mention(t, e.a, e.alice, channel, "settle probe")
+	return e.waitReply(t, channel, probe.ID, 60*time.Second, b)
+}
+
+// mentionAt is mention dated at (a second after what it must follow).
+func (e *bridgeEnv) mentionAt(t testing.TB, r *raw, k key, at nostr.Timestamp, channel, text string, extra ...nostr.Tag) *nostr.Event {
+	t.Helper()
+	tags := append([]nostr.Tag{{"h", channel}, {"p", e.agent.pk}}, extra...)
+	return r.must(k.signAt(t, at, 9, text, tags...))
 }
 
 // replies returns the agent's messages in channel.

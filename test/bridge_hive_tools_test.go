@@ -25,14 +25,16 @@ func newHiveToolsWorld(t *testing.T, e *bridgeEnv) hiveToolsWorld {
 	e.a.must(e.alice.sign(t, 0, `{"name":"alice"}`))
 	e.b.must(e.bob.sign(t, 0, `{"name":"bob"}`))
 	var w hiveToolsWorld
-	w.onlyInChannel = e.b.must(e.bob.sign(t, 9, "only-in-channel: the deploy key rotates on tuesday", nostr.Tag{"h", "room"}, at(50)))
-	w.root = e.a.must(e.alice.sign(t, 9, "plan: ship on friday", nostr.Tag{"h", "room"}, at(100)))
-	e.b.must(e.bob.sign(t, 9, "friday is too soon", nostr.Tag{"h", "room"}, nostr.Tag{"e", w.root.ID, "", "root"}, at(200)))
-	e.a.must(e.alice.sign(t, 9, "let's vote on it", nostr.Tag{"h", "room"}, nostr.Tag{"e", w.root.ID, "", "root"}, at(300)))
+	// room's messages are dated a few seconds back: the mentions come in a
+	// later second
+	base := nostr.Now() - 10
+	w.onlyInChannel = e.b.must(e.bob.signAt(t, base, 9, "only-in-channel: the deploy key rotates on tuesday", nostr.Tag{"h", "room"}, at(50)))
+	w.root = e.a.must(e.alice.signAt(t, base, 9, "plan: ship on friday", nostr.Tag{"h", "room"}, at(100)))
+	e.b.must(e.bob.signAt(t, base, 9, "friday is too soon", nostr.Tag{"h", "room"}, nostr.Tag{"e", w.root.ID, "", "root"}, at(200)))
+	e.a.must(e.alice.signAt(t, base, 9, "let's vote on it", nostr.Tag{"h", "room"}, nostr.Tag{"e", w.root.ID, "", "root"}, at(300)))
 	createChannel(t, e.a, e.alice, "secret", "private")
 	e.a.must(e.alice.sign(t, 9000, "", nostr.Tag{"h", "secret"}, nostr.Tag{"p", e.bob.pk}))
 	w.secret = e.a.must(e.alice.sign(t, 9, "secret: the launch codes are 0000", nostr.Tag{"h", "secret"}))
-	time.Sleep(1100 * time.Millisecond) // mentions come in a later second
 	return w
 }
 

@@ -65,6 +65,18 @@ func (e *bridgeEnv) receiptsOf(t testing.TB, agent, id string) []string {
 	return out
 }
 
+// waitWorking waits until agent's receipts on mention id show its turn
+// running (a working receipt).
+func (e *bridgeEnv) waitWorking(t testing.TB, agent, id string, b *bridgeProc) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if slices.ContainsFunc(e.receiptsOf(t, agent, id), func(r string) bool { return strings.HasPrefix(r, "working") }) {
+			return
+		}
+	}
+	t.Fatalf("no working receipt from %s on %s: %v; bridge log:\n%s", agent[:8], id, e.receiptsOf(t, agent, id), b.logs())
+}
+
 // waitReceipt waits until agent's newest receipt on id has a final status,
 // and returns every receipt (receiptsOf).
 func (e *bridgeEnv) waitReceipt(t testing.TB, agent, id string, b *bridgeProc) []string {

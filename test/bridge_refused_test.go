@@ -34,14 +34,14 @@ func TestBridgeRefusedReplyFallsBack(t *testing.T) {
 	if r2 := e.waitReply(t, "room", m2.ID, 20*time.Second, b); !strings.HasPrefix(r2.Content, "heard 1:") {
 		t.Fatalf("next reply %q", r2.Content)
 	}
-	time.Sleep(time.Second)
+	// m2's answer came after m's: a second answer to m would have come first
 	if n := e.repliesTo(t, "room", m.ID); n != 1 {
 		t.Fatalf("%d replies to the refused answer's mention, want 1", n)
 	}
 	// Exactly once across a restart: the failure reply counts as the answer.
 	b.stop()
 	b = e.start(t)
-	time.Sleep(2 * time.Second)
+	e.settled(t, "room", b)
 	if n := e.repliesTo(t, "room", m.ID); n != 1 {
 		t.Fatalf("after a restart: %d replies to the mention, want 1; bridge log:\n%s", n, b.logs())
 	}

@@ -1,13 +1,16 @@
 package test
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/observer"
+	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/relay"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -24,7 +27,7 @@ func TestBridgeKill9ThenLiveMentions(t *testing.T) {
 	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
 	inFlight := e.mention(t, e.a, e.alice, "room", "[[slow:3s]] slow one")
-	time.Sleep(time.Second)
+	e.waitWorking(t, e.agent.pk, inFlight.ID, b)
 	b.kill9()
 	down := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
 	b2 := e.start(t)
@@ -109,15 +112,9 @@ func TestBridgeMentionDatedBehindAfterDrop(t *testing.T) {
 	b := e.start(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "before the drop")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	before := e.waitStatusConn(t, 0, b)
 	e.dropBridge(t)
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(b.logs(), "msg=reconnected") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the bridge did not reconnect:\n%s", b.logs())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // its subscriptions are sent again
+	e.waitStatusConn(t, before, b) // the bridge's subscriptions are sent again
 	behind := e.datedMention(t, "dated a minute behind", nostr.Now()-60)
 	e.a.must(behind)
 	if r := e.waitReply(t, "room", behind.ID, 20*time.Second, b); r.Content != "heard 1: dated a minute behind" {
@@ -144,6 +141,31 @@ func TestBridgeMentionDatedBehindDuringDrop(t *testing.T) {
 	if !strings.Contains(b.logs(), "msg=reconnected") {
 		t.Fatalf("the bridge's log does not show the reconnect:\n%s", b.logs())
 	}
+}
+
+// waitStatusConn waits for the agent's status (kind 10451) to name a
+// connection of its bridge made after after (unix ms), and returns it. The
+// bridge publishes that status once the client has sent its subscriptions
+// again on the new connection, and the hub takes a connection's messages
+// in order: the subscriptions are in place when it is stored.
+func (e *bridgeEnv) waitStatusConn(t testing.TB, after int64, b *bridgeProc) int64 {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		sub := fmt.Sprintf("st%d", time.Now().UnixNano())
+		evs, closed := e.a.req(sub, nostr.Filter{Kinds: []int{kinds.AgentStatus}, Authors: []string{e.agent.pk}})
+		if closed != "" {
+			t.Fatalf("reading the agent status: %s", closed)
+		}
+		e.a.send([]any{"CLOSE", sub})
+		for _, ev := range evs {
+			var s client.AgentState
+			if json.Unmarshal([]byte(ev.Content), &s) == nil && s.Conn > after {
+				return s.Conn
+			}
+		}
+	}
+	t.Fatalf("no agent status with a connection after %d; bridge log:\n%s", after, b.logs())
+	return 0
 }
 
 // datedMention signs, as alice, a mention of the agent in room dated at

@@ -74,7 +74,7 @@ func TestBridgeSteerStartedTurns(t *testing.T) {
 			for deadline := time.Now().Add(15 * time.Second); len(steeredReplies()) == 0 && time.Now().Before(deadline); {
 				time.Sleep(200 * time.Millisecond)
 			}
-			time.Sleep(2 * time.Second) // a duplicate (the steer also queued as a prompt) would arrive by now
+			e.settled(t, "room", b) // a duplicate (the steer also queued as a prompt) would come before the probe's answer
 			steered := steeredReplies()
 			if len(steered) != 1 || steered[0].Content != want || !steered[0].Tags.ContainsAny("p", []string{e.alice.pk}) {
 				var got []string
@@ -83,8 +83,8 @@ func TestBridgeSteerStartedTurns(t *testing.T) {
 				}
 				t.Fatalf("replies to the steer %q, want exactly one %q to the owner; log:\n%s", got, want, b.logs())
 			}
-			if n := len(e.replies(t, "room")); n != 2 {
-				t.Fatalf("%d agent messages, want 2 (the mention's reply, the steer's)", n)
+			if n := len(e.replies(t, "room")); n != 3 {
+				t.Fatalf("%d agent messages, want 3 (the mention's reply, the steer's, the probe's)", n)
 			}
 		})
 	}

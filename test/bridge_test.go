@@ -56,14 +56,16 @@ func TestBridgeMentionReplyAndFrames(t *testing.T) {
 	if _, closed := e.b.req("spy", nostr.Filter{Kinds: []int{24200}, Tags: nostr.TagMap{"p": {e.alice.pk}}}); !strings.HasPrefix(closed, "restricted:") {
 		t.Fatalf("bob's REQ for alice's frames: closed %q, want restricted:", closed)
 	}
-	// Exactly one reply, also after a while.
-	time.Sleep(time.Second)
+	// Exactly one reply, also once the bridge has handled all before a probe.
+	e.settled(t, "room", b)
 	if n := e.repliesTo(t, "room", m.ID); n != 1 {
 		t.Fatalf("%d replies to the mention", n)
 	}
 	// Bob is not admitted by answer = "owner": no reply.
 	bm := e.mention(t, e.b, e.bob, "room", "bob asks")
-	time.Sleep(1500 * time.Millisecond)
+	if rs := e.waitReceipt(t, e.agent.pk, bm.ID, b); len(rs) != 1 || !strings.HasPrefix(rs[0], "not-answered: ") {
+		t.Fatalf("bob's mention: receipts %q, want one not-answered", rs)
+	}
 	if n := e.repliesTo(t, "room", bm.ID); n != 0 {
 		t.Fatalf("bob's mention got %d replies with answer = owner", n)
 	}
@@ -135,7 +137,7 @@ func TestBridgeCrashMidTurnRecovers(t *testing.T) {
 	if !strings.Contains(b.logs(), "retrying on a fresh process") || !strings.Contains(b.logs(), "session resumed") {
 		t.Fatalf("no retry with session/load in the log:\n%s", b.logs())
 	}
-	time.Sleep(time.Second)
+	e.settled(t, "room", b)
 	if n := e.repliesTo(t, "room", m.ID); n != 1 {
 		t.Fatalf("%d replies", n)
 	}
@@ -152,7 +154,7 @@ func TestBridgeCrashLoopFailureReply(t *testing.T) {
 	if !strings.Contains(r.Content, "crashed 3 times") {
 		t.Fatalf("failure reply %q", r.Content)
 	}
-	time.Sleep(time.Second)
+	e.settled(t, "room", b)
 	if n := e.repliesTo(t, "room", m.ID); n != 1 {
 		t.Fatalf("%d replies", n)
 	}
@@ -199,7 +201,7 @@ func TestBridgeKill9ResumesSession(t *testing.T) {
 	if len(tr.Turns) != 1 || tr.Turns[0].Turn != m1.ID || tr.Turns[0].Text != r.Content {
 		t.Fatalf("turns %+v, want one with the reply's text %q", tr.Turns, r.Content)
 	}
-	time.Sleep(time.Second)
+	e.settled(t, "room", b2)
 	for _, id := range []string{m0.ID, m1.ID} {
 		if n := e.repliesTo(t, "room", id); n != 1 {
 			t.Fatalf("%d replies to %s", n, id)

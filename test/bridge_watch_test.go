@@ -44,6 +44,27 @@ func (e *bridgeEnv) agentWatch(t *testing.T, name, sk string, args ...string) (<
 	return lines, stderr
 }
 
+// watchControls subscribes, as the agent, to the control frames pk sends
+// it; the function returned waits for the first. hive agent watch sends
+// its watch control frame once its frames subscription is on the wire, and
+// the hub takes a connection's messages in order: when the frame arrives,
+// no frame the bridge sends from then on is missed.
+func (e *bridgeEnv) watchControls(t *testing.T, pk string) func() {
+	t.Helper()
+	spy := e.h.as(t, e.agent, attest(t, e.alice, e.agent, time.Hour))
+	spy.send([]any{"REQ", "controls", nostr.Filter{Kinds: []int{kinds.ObserverFrame}, Authors: []string{pk}, Tags: nostr.TagMap{"p": {e.agent.pk}}}})
+	spy.expect("EOSE")
+	return func() {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+			if m := spy.next(30 * time.Second); str(m[0]) == "EVENT" {
+				return
+			}
+		}
+		t.Fatalf("no control frame from %s reached the hub", pk[:8])
+	}
+}
+
 // A watch started after the agent asked for permission still shows the
 // request (the bridge sends it again on the watch control frame), and the
 // owner's answer then lets the turn finish.

@@ -103,7 +103,7 @@ func TestChatThroughCLI(t *testing.T) {
 	c.ok("channel", "join", "general-chat", "--profile", "bob")
 
 	// bob follows by name
-	follow := exec.Command(binary(t), "tail", "General Chat", "--follow", "--json", "--profile", "bob", "--limit", "0")
+	follow := exec.Command(binary(t), "tail", "General Chat", "--follow", "--json", "--profile", "bob", "--limit", "1")
 	follow.Env = append(os.Environ(), "HIVE_HOME="+c.home)
 	stdout, _ := follow.StdoutPipe()
 	if err := follow.Start(); err != nil {
@@ -118,7 +118,13 @@ func TestChatThroughCLI(t *testing.T) {
 		}
 		close(lines)
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// tail takes its since before it prints the history (here the newest
+	// row, bob's join): what is sent once that line is out is followed
+	select {
+	case <-lines:
+	case <-time.After(20 * time.Second):
+		t.Fatal("tail --follow printed no history")
+	}
 
 	first := rows(t, c.ok("send", "general-chat", "hello bob", "--profile", "alice", "--json"))[0]
 	cmd := exec.Command(binary(t), "send", "general-chat", "-", "--profile", "alice", "--json", "--reply-to", first.ID)
@@ -198,7 +204,8 @@ func TestChatThroughCLI(t *testing.T) {
 		}
 		waitOut <- o
 	}()
-	time.Sleep(700 * time.Millisecond)
+	// no wait for wait's subscription: it reads from the question's
+	// created_at, so an answer stored before its REQ is found too
 	ans := rows(t, c.ok("send", "general-chat", "answer", "--reply-to", q.ID, "--profile", "alice", "--json"))[0]
 	if got := <-waitOut; got == "" || rows(t, got)[0].ID != ans.ID {
 		t.Fatalf("wait printed %q, want %s", got, ans.ID)

@@ -122,12 +122,13 @@ func (r *raw) must(ev *nostr.Event) *nostr.Event {
 	return ev
 }
 
-// refused publishes and checks the hub refuses with prefix.
-func (r *raw) refused(ev *nostr.Event, prefix string) {
+// refused publishes and checks the hub refuses with the reason want pins
+// (reasonIs).
+func (r *raw) refused(ev *nostr.Event, want string) {
 	r.t.Helper()
 	ok, msg := r.publish(ev)
-	if ok || !hasPrefix(msg, prefix) {
-		r.t.Fatalf("kind %d: got ok=%v %q, want a refusal starting %q", ev.Kind, ok, msg, prefix)
+	if ok || !reasonIs(r.t, msg, want) {
+		r.t.Fatalf("kind %d: got ok=%v %q, want the refusal %q", ev.Kind, ok, msg, want)
 	}
 }
 

@@ -37,7 +37,7 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	for round := 0; round < rounds; round++ {
 		p := startProc(t, data, addr, "--admin", admin.pk)
-		got := ingestUntilKilled(t, p, admin, time.Duration(200+rng.Intn(1300))*time.Millisecond)
+		got := ingestUntilKilled(t, p, admin, 50+rng.Intn(1500))
 		for id := range got {
 			acked[id] = true
 		}
@@ -55,9 +55,10 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 	}
 }
 
-// ingestUntilKilled runs 8 publishers until the hub is killed after d, and
+// ingestUntilKilled runs 8 publishers until the hub is killed (once afterAcks
+// events were acknowledged), and
 // returns the ids that got OK true.
-func ingestUntilKilled(t *testing.T, p *hubProc, k key, d time.Duration) map[string]bool {
+func ingestUntilKilled(t *testing.T, p *hubProc, k key, afterAcks int) map[string]bool {
 	var mu sync.Mutex
 	acked := make(map[string]bool)
 	var wg sync.WaitGroup
@@ -105,7 +106,15 @@ func ingestUntilKilled(t *testing.T, p *hubProc, k key, d time.Duration) map[str
 			}
 		}(w)
 	}
-	time.Sleep(d)
+	// kill -9 once afterAcks events were acknowledged, with more in flight
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= afterAcks || time.Now().After(deadline) {
+			break
+		}
+	}
 	p.kill9()
 	wg.Wait()
 	return acked

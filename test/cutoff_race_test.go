@@ -65,6 +65,7 @@ func raceAuth(t *testing.T, conns []*raceConn, spread time.Duration, cut func())
 		go func() {
 			defer wg.Done()
 			<-start
+			// bare sleep: the spread of the AUTHs in time is the race under test
 			time.Sleep(time.Duration(i) * spread / time.Duration(len(conns)))
 			if rc.ws.WriteMessage(websocket.TextMessage, rc.auth) != nil {
 				return
@@ -74,6 +75,7 @@ func raceAuth(t *testing.T, conns []*raceConn, spread time.Duration, cut func())
 		}()
 	}
 	close(start)
+	// bare sleep: the cut lands inside the spread of AUTHs on purpose (no event marks "a third in")
 	time.Sleep(spread / 3)
 	cut()
 	wg.Wait()
@@ -96,23 +98,30 @@ type raceOutcome struct {
 }
 
 // afterCut subscribes each admitted connection to channel, has post publish
-// a message there, and reads every connection for within.
+// a message there once every REQ has its answer (EOSE, CLOSED, or the
+// connection's end), and reads every connection for within.
 func afterCut(in []*raceConn, channel string, post func() string, within time.Duration) raceOutcome {
 	out := raceOutcome{admitted: len(in)}
 	sub, _ := json.Marshal([]any{"REQ", "live", map[string]any{"#h": []string{channel}, "limit": 0}})
-	for _, rc := range in {
-		rc.ws.WriteMessage(websocket.TextMessage, sub)
-	}
-	time.Sleep(200 * time.Millisecond)
-	id := post()
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	var wg sync.WaitGroup
+	var events []string // every message that came, read after the post
+	var wg, answered sync.WaitGroup
 	deadline := time.Now().Add(within)
 	for _, rc := range in {
+		rc.ws.WriteMessage(websocket.TextMessage, sub)
 		wg.Add(1)
+		answered.Add(1)
 		go func() {
 			defer wg.Done()
+			pending := true
+			done := func() {
+				if pending {
+					pending = false
+					answered.Done()
+				}
+			}
+			defer done()
 			rc.ws.SetReadDeadline(deadline)
 			for {
 				_, msg, err := rc.ws.ReadMessage()
@@ -127,17 +136,27 @@ func afterCut(in []*raceConn, channel string, post func() string, within time.Du
 				case err != nil && strings.Contains(err.Error(), "timeout"):
 					out.open++
 				}
-				if err == nil && strings.Contains(string(msg), id) {
-					out.held++
+				if err == nil {
+					events = append(events, string(msg))
 				}
 				mu.Unlock()
 				if err != nil {
 					return
 				}
+				if strings.HasPrefix(string(msg), `["EOSE"`) || strings.HasPrefix(string(msg), `["CLOSED"`) {
+					done()
+				}
 			}
 		}()
 	}
+	answered.Wait()
+	id := post()
 	wg.Wait()
+	for _, m := range events {
+		if strings.Contains(m, id) {
+			out.held++
+		}
+	}
 	return out
 }
 
@@ -246,6 +265,7 @@ func TestExpiredAttestationCutOff(t *testing.T) {
 		t.Fatal(closed)
 	}
 	writer.must(agent.sign(t, 9, "before the expiry", nostr.Tag{"h", "pub"}))
+	// bare sleep: the signal is the clock itself (the attestation's expiry)
 	time.Sleep(time.Until(expiry) + 300*time.Millisecond)
 
 	const expired = "restricted: your owner's attestation expired; ask your owner for a fresh one"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -57,12 +58,24 @@ func TestReadStateAcrossDevices(t *testing.T) {
 	heard := make(chan nostr.Timestamp, 16)
 	followCtx, stopFollow := context.WithCancel(ctx)
 	defer stopFollow()
-	go phoneC.FollowReadStates(followCtx, func(c string, at nostr.Timestamp) {
-		if c == "general" {
+	// the phone follows the member's read positions from now on (as
+	// FollowReadStates does), with its REQ answered before the laptop reads
+	since := nostr.Now()
+	sub, err := phoneC.Subscribe(followCtx, nostr.Filter{Kinds: []int{kinds.ReadState}, Since: &since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sub.EOSE():
+	case <-ctx.Done():
+		t.Fatal("no EOSE for the read-state subscription")
+	}
+	go phoneC.FollowSub(followCtx, sub, func(ev nostr.Event) (bool, error) {
+		if c, at, err := phoneC.ParseReadState(ev); err == nil && c == "general" {
 			heard <- at
 		}
+		return false, nil
 	})
-	time.Sleep(300 * time.Millisecond) // the follow's REQ reaches the hub
 
 	laptop.ok("read", "general")
 	start := time.Now()

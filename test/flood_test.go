@@ -109,7 +109,8 @@ func flood(t testing.TB, url string, pid int, member key, frame []byte, conns in
 
 	peak, sampled := sampleMax(rssOf(pid), stop)
 
-	time.Sleep(500 * time.Millisecond) // let the flood build up
+	// bare sleep: a load test; the flood runs for a while before the member's rounds are timed
+	time.Sleep(500 * time.Millisecond)
 	end := time.Now().Add(d)
 	for i := 0; time.Now().Before(end); i++ {
 		took, err := memberRound(url, member, i)

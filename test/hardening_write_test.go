@@ -197,20 +197,20 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	}
 	watchers := map[string]*raw{"bob": watch(w.bob), "alice": watch(w.alice), "agent": watch(agent, tag),
 		"phone": watch(phone, attest(t, w.alice, phone, time.Hour)), "bob's device": watch(bobs, attest(t, w.bob, bobs, time.Hour))}
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.bob.pk}), "invalid:")
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.bob.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
-	ag.refused(agent.sign(t, 24200, "frame"), "invalid:")
-	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.mallory.pk}, nostr.Tag{"p", w.alice.pk}), "invalid:")
-	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}), "restricted:")
-	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", phone.pk}, nostr.Tag{"p", bobs.pk}), "invalid:")
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", bobs.pk}), "restricted:")
-	bbc.refused(bobs.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
-	sc.refused(sibling.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", sibling.pk}), "restricted:")
-	w.b.refused(w.bob.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted:")
-	pc.refused(phone.sign(t, 24200, "frame", nostr.Tag{"p", bobs.pk}), "restricted:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.bob.pk}), "invalid: kind 24200 goes to exactly one recipient: one p tag with a 64-character hex pubkey")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.bob.pk}, nostr.Tag{"p", w.alice.pk}), "invalid: kind 24200 goes to exactly one recipient: one p tag with a 64-character hex pubkey")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}, nostr.Tag{"p", w.alice.pk}), "invalid: kind 24200 goes to exactly one recipient: one p tag with a 64-character hex pubkey")
+	ag.refused(agent.sign(t, 24200, "frame"), "invalid: kind 24200 needs a \"p\" tag with a value")
+	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.mallory.pk}, nostr.Tag{"p", w.alice.pk}), "invalid: kind 24200 goes to exactly one recipient: one p tag with a 64-character hex pubkey")
+	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", w.alice.pk}), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	mt.refused(throwaway.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", phone.pk}, nostr.Tag{"p", bobs.pk}), "invalid: kind 24200 goes to exactly one recipient: one p tag with a 64-character hex pubkey")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", bobs.pk}), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	bbc.refused(bobs.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	sc.refused(sibling.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted: observer frames do not go between two agents; a key attested by the owner reaches the owner's agents only as a paired device (enrolled with hive pair: its attestation carries the device clause created_at>0)")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", sibling.pk}), "restricted: observer frames do not go between two agents; a key attested by the owner reaches the owner's agents only as a paired device (enrolled with hive pair: its attestation carries the device clause created_at>0)")
+	w.b.refused(w.bob.sign(t, 24200, "frame", nostr.Tag{"p", agent.pk}), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
+	pc.refused(phone.sign(t, 24200, "frame", nostr.Tag{"p", bobs.pk}), "restricted: observer frames go only between an agent and its owner, or the owner's paired devices")
 	// Revoked: the device is cut off and cannot come back; the agent's frames
 	// to it are refused.
 	lc.must(lost.sign(t, 24200, "before", nostr.Tag{"p", agent.pk}))
@@ -223,7 +223,7 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	if ok, msg := dialRaw(t, h.URL).authWith(lost, h.URL, 0, attest(t, w.alice, lost, time.Hour)); ok || !hasPrefix(msg, "restricted:") {
 		t.Fatalf("revoked device AUTH: ok=%v %q", ok, msg)
 	}
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", lost.pk}), "restricted:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", lost.pk}), "restricted: the owner's device … is no longer attested (its owner revoked it)")
 	// Expired: its open connection is closed at expiry (issue 23 item 3),
 	// and frames to it are refused.
 	select {
@@ -231,7 +231,7 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	case <-time.After(time.Until(briefUntil) + 3*time.Second):
 		t.Fatal("the expired device's connection is still open 3 s after its attestation ended")
 	}
-	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", brief.pk}), "restricted:")
+	ag.refused(agent.sign(t, 24200, "frame", nostr.Tag{"p", brief.pk}), "restricted: the owner's device … is no longer attested (attestation conditions not met: attestation expired: created_at … is not before … (clause created_at<…))")
 
 	ag.must(agent.sign(t, 24200, "legit", nostr.Tag{"p", w.alice.pk}))
 	ag.must(agent.sign(t, 24200, "to-phone", nostr.Tag{"p", phone.pk}))
@@ -286,11 +286,20 @@ func TestHardeningRevocationUndeletable(t *testing.T) {
 	}
 	w.a.must(rev)
 	coord := fmt.Sprintf("%s:%s", w.alice.pk, agent.pk)
-	for _, k := range []string{"30450", "+30450", "030450", "0030450", "-30450", " 30450", "30450 ", "3e4", "0x7632"} {
-		w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", k + ":" + coord}), "invalid:")
+	badKind := func(a string) string {
+		return fmt.Sprintf("invalid: address %q: the kind must be plain decimal digits without sign or leading zero", a)
 	}
-	for _, a := range []string{"30450", "30450:" + w.alice.pk, ":" + coord, "x:y:z"} {
-		w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", a}), "invalid:")
+	w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", "30450:" + coord}), "invalid: kind 30450 is hub state and cannot be deleted; undo it with its own kind instead")
+	for _, k := range []string{"+30450", "030450", "0030450", "-30450", " 30450", "30450 ", "3e4", "0x7632"} {
+		w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", k + ":" + coord}), badKind(k+":"+coord))
+	}
+	for a, want := range map[string]string{
+		"30450":               `invalid: address "30450" is not <kind>:<pubkey>:<d>`,
+		"30450:" + w.alice.pk: fmt.Sprintf(`invalid: address "30450:%s" is not <kind>:<pubkey>:<d> (a replaceable kind ends with a colon)`, w.alice.pk),
+		":" + coord:           badKind(":" + coord),
+		"x:y:z":               badKind("x:y:z"),
+	} {
+		w.a.refused(w.alice.sign(t, 5, "", nostr.Tag{"a", a}), want)
 	}
 	h.verifyReplay(t)
 	h.restart(t)
@@ -313,7 +322,8 @@ func TestHardeningRevocationUndeletable(t *testing.T) {
 func TestHardeningStateKindsRefuseExpiration(t *testing.T) {
 	h := startHubProc(t)
 	w := startWriteTeam(t, h)
-	exp := nostr.Tag{"expiration", fmt.Sprint(time.Now().Add(3 * time.Second).Unix())}
+	expAt := time.Now().Add(3 * time.Second).Unix()
+	exp := nostr.Tag{"expiration", fmt.Sprint(expAt)}
 	msg := w.a.must(w.alice.sign(t, 9, "hello", nostr.Tag{"h", "pub"}))
 	agent, tag, ag := agentOf(t, h, w.alice)
 	aliceKeys, _ := identity.KeysFromSecretHex(w.alice.sk)
@@ -336,16 +346,19 @@ func TestHardeningStateKindsRefuseExpiration(t *testing.T) {
 		"5 deletion":    {w.a, w.alice.sign(t, 5, "", nostr.Tag{"e", msg.ID}, exp)},
 		"30450 revoked": {w.a, rev},
 	} {
-		if ok, m := c.r.publish(c.ev); ok || !hasPrefix(m, "invalid:") {
-			t.Errorf("%s with expiration: ok=%v %q, want invalid:", name, ok, m)
+		want := fmt.Sprintf("invalid: kind %d changes hub state and cannot carry a NIP-40 expiration", c.ev.Kind)
+		if ok, m := c.r.publish(c.ev); ok || !reasonIs(t, m, want) {
+			t.Errorf("%s with expiration: ok=%v %q, want %q", name, ok, m, want)
 		}
 	}
 	// Ordinary content may still expire.
 	w.a.must(w.alice.sign(t, 9, "short-lived", nostr.Tag{"h", "pub"}, exp))
-	time.Sleep(3500 * time.Millisecond)
+	for time.Now().Unix() <= expAt { // the expiration's second has passed
+		time.Sleep(50 * time.Millisecond)
+	}
 	h.restart(t)
 	m := h.as(t, w.mallory)
-	m.refused(w.mallory.sign(t, 9007, "", nostr.Tag{"h", "priv"}, nostr.Tag{"name", "mine"}), "duplicate:")
+	m.refused(w.mallory.sign(t, 9007, "", nostr.Tag{"h", "priv"}, nostr.Tag{"name", "mine"}), "duplicate: channel priv already exists")
 	if _, closed := m.req("p", nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"priv"}}}); !hasPrefix(closed, "restricted:") {
 		t.Fatalf("non-member reading priv after restart: %q", closed)
 	}
@@ -367,7 +380,7 @@ func TestHardeningProfileDeletionByAddress(t *testing.T) {
 	}
 	// Without a profile the hub no longer knows alice owns the agent.
 	second := ag.must(agent.sign(t, 9, "two", nostr.Tag{"h", "pub"}))
-	w.a.refused(w.alice.sign(t, 40003, "two (edited)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", second.ID}), "restricted:")
+	w.a.refused(w.alice.sign(t, 40003, "two (edited)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", second.ID}), "restricted: only the author or the author's owner may edit this message")
 	h.verifyReplay(t)
 	// A deletion older than the profile leaves both the profile and the link.
 	ag.must(agent.sign(t, 0, `{"name":"bot again"}`, tag))

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,18 @@ func (k key) sign(t testing.TB, kind int, content string, tags ...nostr.Tag) *no
 	if ev.Tags == nil {
 		ev.Tags = nostr.Tags{}
 	}
+	if err := ev.Sign(k.sk); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// signAt is sign with an explicit created_at: an event meant for a later
+// second than another names that second instead of waiting for it.
+func (k key) signAt(t testing.TB, at nostr.Timestamp, kind int, content string, tags ...nostr.Tag) *nostr.Event {
+	t.Helper()
+	ev := k.sign(t, kind, content, tags...)
+	ev.CreatedAt = at
 	if err := ev.Sign(k.sk); err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +211,22 @@ func (r *raw) req(id string, filters ...nostr.Filter) (evs []*nostr.Event, close
 }
 
 func hasPrefix(s string, p string) bool { return strings.HasPrefix(s, p) }
+
+// reasonIs reports whether the hub's message got is the refusal want pins:
+// want is the message from its start, with "…" where it names a key, an id
+// or a time. A want of a prefix alone ("invalid:") fails the test: a
+// refusal by another rule would pass it.
+func reasonIs(t testing.TB, got, want string) bool {
+	t.Helper()
+	if regexp.MustCompile(`^[a-z-]+:$`).MatchString(want) {
+		t.Errorf("the refusal wanted is only the prefix %q: pin its reason (the hub said %q)", want, got)
+	}
+	parts := strings.Split(want, "…")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, ".*")).MatchString(got)
+}
 
 func connect(t testing.TB, url string) *nostr.Relay {
 	t.Helper()

@@ -99,7 +99,8 @@ func TestOneMemberReadersBounded(t *testing.T) {
 	if ok, msg := dialRaw(t, p.URL).authWith(agent, p.URL, 0, attest(t, mallory, agent, time.Hour)); ok || !slices.Contains(reasons, msg) {
 		t.Errorf("AUTH of mallory's agent with 40 of her connections open: ok=%v %q, want the refusal %q", ok, msg, reasons)
 	}
-	time.Sleep(time.Second) // let the readers pile up
+	// bare sleep: a load test; the readers pile up for a while before the rounds are timed
+	time.Sleep(time.Second)
 	rounds, failures := memberRounds(p.URL, bob, 8)
 	close(stop)
 	<-sampled

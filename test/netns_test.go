@@ -78,8 +78,14 @@ func TestMultiMachineNetns(t *testing.T) {
 		t.Fatalf("A reached the hub through B's link: exit %d", code)
 	}
 
-	tail := startNSProc(t, lab.cmd(bNS, []string{"HIVE_HOME=" + b.home}, bin, "tail", "load", "--follow", "--json", "--limit", "0"), "")
-	time.Sleep(time.Second) // the subscription is open
+	tail := startNSProc(t, lab.cmd(bNS, []string{"HIVE_HOME=" + b.home}, bin, "tail", "load", "--follow", "--json", "--limit", "1"), "")
+	// tail takes its since before it prints the history (the newest row, a
+	// system row): what is sent once that line is out is followed
+	select {
+	case <-tail.lines:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("tail --follow printed no history; its log:\n%s", tail.logs())
+	}
 
 	const total, cutAt, killAt = 500, 150, 350
 	type sent struct {

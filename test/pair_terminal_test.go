@@ -137,7 +137,8 @@ func TestPairOnATerminal(t *testing.T) {
 	join.next("sas")
 	const prompt = "Same code on both screens? [y/N] "
 	scr.waitFor(t, "the prompt", func(_, cur string) bool { return strings.HasPrefix(cur, prompt) })
-	time.Sleep(500 * time.Millisecond) // past several spinner ticks
+	// bare sleep: what is tested is that nothing redraws the prompt over time (several spinner ticks)
+	time.Sleep(500 * time.Millisecond)
 	if all, cur := scr.text(); cur != prompt {
 		t.Fatalf("the prompt line reads %q after half a second, want %q; the screen:\n%s", cur, prompt, all)
 	}

@@ -52,10 +52,22 @@ func TestPairEndpointOnTheHub(t *testing.T) {
 		t.Fatalf("delivered %s", m[2])
 	}
 	owner.ws.Close()
-	time.Sleep(100 * time.Millisecond)
 	late := dialRaw(t, pairURL)
-	late.send([]any{"REQ", "l", map[string]any{"#p": []string{src.PublicKey()}}})
-	late.expect("EOSE")
+	// the key is free once the endpoint has seen the owner leave (until
+	// then a second subscriber is refused as a duplicate)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		late.send([]any{"REQ", "l", map[string]any{"#p": []string{src.PublicKey()}}})
+		m := late.next(5 * time.Second)
+		for str(m[0]) == "AUTH" {
+			m = late.next(5 * time.Second)
+		}
+		if str(m[0]) == "EOSE" {
+			break
+		}
+		if str(m[0]) != "CLOSED" || !strings.HasPrefix(str(m[2]), "duplicate:") || time.Now().After(deadline) {
+			t.Fatalf("REQ of a later subscriber: %s", m)
+		}
+	}
 	late.ws.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	if _, b, err := late.ws.ReadMessage(); err == nil {
 		t.Fatalf("a late subscriber got %s", b)

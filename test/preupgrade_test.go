@@ -87,7 +87,8 @@ func TestHalfOpenUpgradesFromOneAddress(t *testing.T) {
 	stop := make(chan struct{})
 	opened := halfOpen(p.addr, "127.0.0.2", 1500, 6000, stop)
 	peak, sampled := sampleMax(func() int64 { return int64(openFDs(pid)) }, stop)
-	time.Sleep(1500 * time.Millisecond) // let the attacker fill what it can
+	// bare sleep: a load test; the attacker fills what it can for a while before the rounds are timed
+	time.Sleep(1500 * time.Millisecond)
 	rounds, failures := memberRounds(p.URL, admin, 8)
 	close(stop)
 	<-sampled

@@ -135,10 +135,18 @@ func (w *readmeWalk) line(raw string) {
 		}
 		t.Cleanup(func() { b.cmd.Process.Kill(); b.cmd.Wait() })
 		w.bg[strings.Fields(line)[1]] = b
-		if strings.HasPrefix(line, "hive bridge") {
+		switch {
+		case strings.HasPrefix(line, "hive bridge"):
 			waitText(t, "the bridge to join its channel", 30*time.Second, b.text, "member of channel")
-		} else {
-			time.Sleep(time.Second) // its first connection and subscription
+		case strings.HasPrefix(line, "hive tail"):
+			// tail takes its since before it prints the history: what is
+			// sent once that is out is followed
+			waitText(t, "the tail's history", 30*time.Second, b.text, "joined")
+		default:
+			// bare sleep: hive agent watch prints nothing until a frame comes
+			// and the README's hub is as a person starts it (no metrics); its
+			// subscription is up well within a second
+			time.Sleep(time.Second)
 		}
 	default:
 		out, err := w.shell(line).CombinedOutput()

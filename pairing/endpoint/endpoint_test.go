@@ -194,27 +194,39 @@ func TestOneLiveSubscriberPerP(t *testing.T) {
 	if squatter.read() != nil {
 		t.Fatal("the squatter received the event")
 	}
-	// When the first subscriber leaves, the key is free again.
+	// When the first subscriber leaves, the key is free again: the REQ is
+	// taken once the server has seen the close.
 	a.ws.Close()
-	time.Sleep(100 * time.Millisecond)
-	squatter.send("REQ", "y", map[string]any{"#p": []string{p}})
-	squatter.expect("EOSE")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		squatter.send("REQ", "y", map[string]any{"#p": []string{p}})
+		m := squatter.read()
+		if m != nil && str(m[0]) == "EOSE" {
+			break
+		}
+		if m == nil || str(m[0]) != "CLOSED" || !strings.HasPrefix(str(m[2]), "duplicate:") || time.Now().After(deadline) {
+			t.Fatalf("REQ after the first subscriber left: %s", fmtMsg(m))
+		}
+	}
 }
 
 func TestFilterRules(t *testing.T) {
 	_, url := start(t, Limits{})
 	p, _ := offers(t, 1)
 	c := dial(t, url)
-	for _, f := range []any{
-		map[string]any{"#p": []string{p}, "since": 1},
-		map[string]any{"kinds": []int{1}, "#p": []string{p}},
-		map[string]any{"kinds": []int{pairing.Kind}},
-		map[string]any{"#p": []string{p, p}},
-		map[string]any{"#p": []string{strings.ToUpper(p)}},
+	const oneKey = "invalid: #p must hold exactly one 64-character lowercase hex key"
+	for _, c2 := range []struct {
+		f    any
+		want string
+	}{
+		{map[string]any{"#p": []string{p}, "since": 1}, `invalid: only kinds and #p are allowed in a pairing filter, not "since"`},
+		{map[string]any{"kinds": []int{1}, "#p": []string{p}}, "invalid: kinds must be [24134]"},
+		{map[string]any{"kinds": []int{pairing.Kind}}, oneKey},
+		{map[string]any{"#p": []string{p, p}}, oneKey},
+		{map[string]any{"#p": []string{strings.ToUpper(p)}}, oneKey},
 	} {
-		c.send("REQ", "s", f)
-		if m := c.expect("CLOSED"); !strings.HasPrefix(str(m[2]), "invalid:") {
-			t.Fatalf("filter %v: %s", f, fmtMsg(m))
+		c.send("REQ", "s", c2.f)
+		if m := c.expect("CLOSED"); str(m[2]) != c2.want {
+			t.Fatalf("filter %v: %s, want %q", c2.f, fmtMsg(m), c2.want)
 		}
 	}
 	c.send("REQ", "s", map[string]any{"#p": []string{p}}, map[string]any{"#p": []string{p}})
@@ -243,6 +255,20 @@ func signed(t *testing.T, mod func(ev *nostr.Event)) *nostr.Event {
 	}
 	return ev
 }
+
+// eventReasons are TestEventRules' refusals, by case.
+var eventReasons = func() map[string]string {
+	const tags, content, date = `invalid: tags must be exactly [["p", <64 lowercase hex>]]`,
+		"invalid: content must be a NIP-44 v2 ciphertext", "invalid: event creation date must be within 120 s of now"
+	return map[string]string{
+		"kind 1": "invalid: this endpoint only relays kind 24134", "two p tags": tags, "extra tag": tags, "no tags": tags, "uppercase p": tags,
+		"stale": date, "future": date, "not nip44 v2": content, "short content": content, "plaintext": content,
+		"bad signature": "invalid: bad signature", "bad id": "invalid: id does not match the event",
+		"extra field": `invalid: unknown event field "x"`, "uppercase hex": "invalid: id and pubkey must be 64 lowercase hex characters",
+		"missing field": "invalid: an event needs id, pubkey, created_at, kind, tags, content and sig",
+		"not an object": "invalid: the event is not a JSON object",
+	}
+}()
 
 func TestEventRules(t *testing.T) {
 	_, url := start(t, Limits{RateEvents: 100, EventsPerConn: 100})
@@ -285,8 +311,8 @@ func TestEventRules(t *testing.T) {
 		"uppercase hex": func() any { e := signed(t, nil); e.PubKey = strings.ToUpper(e.PubKey); return e }(),
 		"uppercase p":   signed(t, func(e *nostr.Event) { e.Tags[0][1] = strings.Repeat("B", 64) }),
 	} {
-		if msg := c.publish(ev); !strings.HasPrefix(msg, "invalid:") {
-			t.Errorf("%s: OK message %q, want invalid:", name, msg)
+		if msg := c.publish(ev); msg != eventReasons[name] {
+			t.Errorf("%s: OK message %q, want %q", name, msg, eventReasons[name])
 		}
 	}
 	if m := sub.read(); m != nil {

@@ -45,9 +45,9 @@ func TestBridgeKill9ThenMentionsEverywhere(t *testing.T) {
 			t.Fatalf("the DM got no answer; bridge log:\n%s", b2.logs())
 		}
 	}
-	time.Sleep(time.Second)
-	inThread := e.mention(t, e.a, e.alice, "room", "live, in the caught-up reply's thread", nostr.Tag{"e", kinds.ThreadRoot(caught), "", "root"}, nostr.Tag{"e", caught.ID, "", "reply"})
-	top := e.mention(t, e.a, e.alice, "room", "live, top level")
+	later := max(caught.CreatedAt+1, nostr.Now()) // a second after the caught-up reply
+	inThread := e.mentionAt(t, e.a, e.alice, later, "room", "live, in the caught-up reply's thread", nostr.Tag{"e", kinds.ThreadRoot(caught), "", "root"}, nostr.Tag{"e", caught.ID, "", "reply"})
+	top := e.mentionAt(t, e.a, e.alice, later, "room", "live, top level")
 	e.waitAnswered(t, "room", inThread.ID, 30*time.Second, b2)
 	e.waitAnswered(t, "room", top.ID, 30*time.Second, b2)
 }
