@@ -195,6 +195,9 @@ func KeysShown(evs []nostr.Event) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(append(out, e.PubKey), chat.SystemKeys(&e)...)
+		if a := chat.QuotedAuthor(&e); a != "" {
+			out = append(out, a)
+		}
 		for _, t := range e.Tags {
 			if len(t) >= 2 && t[0] == "p" {
 				out = append(out, t[1])

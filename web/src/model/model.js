@@ -6,6 +6,7 @@ import { insert, remove } from './sorted.js'
 import { Names } from './names.js'
 import { Live } from './live.js'
 import * as views from './views.js'
+import { quoteOf } from './quote.js'
 
 /** ChatModel is the chat state of one member (for a paired device: its owner). */
 export class ChatModel {
@@ -190,6 +191,9 @@ function newRow (ev) {
     mentions: (ev.tags || []).filter(t => t.length >= 2 && t[0] === 'p').map(t => t[1])
   }
   r.k = { t: r.own, id: r.id }
+  const q = ev.kind === KIND.SystemRow ? { id: '', author: '' } : quoteOf(ev)
+  r.quote = q.id
+  r.quoteAuthor = q.author
   const root = threadRoot(ev)
   if (root !== ev.id) {
     r.root = root
