@@ -29,6 +29,9 @@ const ContentType = "application/nostr+json+rpc"
 // MaxBodyBytes bounds a request body; a NIP-86 call is a few hundred bytes.
 const MaxBodyBytes = 64 << 10
 
+// bodyTimeout is how long a request's body may take to arrive.
+const bodyTimeout = 10 * time.Second
+
 // Hub is what the endpoint needs of the hub (*hub.Hub).
 type Hub interface {
 	AdminActing(pubkey string, at int64) (admin, refusal string)
@@ -90,7 +93,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		fail(w, http.StatusMethodNotAllowed, "invalid: NIP-86 calls are POSTed")
 		return
 	}
-	result, status, refusal := h.call(req)
+	result, status, refusal := h.call(w, req)
 	if refusal != "" {
 		fail(w, status, refusal)
 		return
@@ -100,11 +103,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // call judges and runs one request: content type, body, authorization,
 // replay, admin, method. It returns the result, or the status and refusal.
-func (h *Handler) call(req *http.Request) (any, int, string) {
+func (h *Handler) call(w http.ResponseWriter, req *http.Request) (any, int, string) {
 	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || mt != ContentType {
 		return nil, http.StatusUnsupportedMediaType, "invalid: a NIP-86 call has Content-Type " + ContentType
 	}
+	// the body comes within bodyTimeout (a trickled one holds nothing longer)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(nil, req.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -124,6 +129,9 @@ func (h *Handler) call(req *http.Request) (any, int, string) {
 	admin, refusal := h.hub.AdminActing(auth.PubKey, int64(auth.CreatedAt))
 	if refusal != "" {
 		return nil, http.StatusForbidden, refusal
+	}
+	if err := nip98.CheckSignature(auth); err != nil { // verified only for an admin's key: a stranger costs no verification
+		return nil, http.StatusUnauthorized, "invalid: NIP-98: " + err.Error()
 	}
 	if !h.seen.add(auth.ID, now) {
 		return nil, http.StatusUnauthorized, "restricted: this NIP-98 authorization was already used; sign a new one"

@@ -65,11 +65,12 @@ type Want struct {
 	Now    time.Time
 }
 
-// Check judges ev as the authorization of the request w describes: kind,
-// signature, created_at within Window of w.Now, u one of w.URLs (trailing
-// slash ignored), method, payload.
+// Check judges ev as the authorization of the request w describes, all
+// but its signature (CheckSignature, the one costly check, comes after the
+// caller has looked up the signer): kind, id, method, payload, created_at
+// within Window of w.Now, u one of w.URLs (trailing slash ignored).
 func Check(ev *nostr.Event, w Want) error {
-	if err := Verify(ev, w.Method, w.Body); err != nil {
+	if err := checkForm(ev, w.Method, w.Body); err != nil {
 		return err
 	}
 	if d := w.Now.Sub(ev.CreatedAt.Time()); d > Window {
@@ -100,6 +101,22 @@ func Check(ev *nostr.Event, w Want) error {
 // kind, id and signature, its method and that its payload is body's sha256.
 // The hub checks it again when it replays the events it wrote on one.
 func Verify(ev *nostr.Event, method string, body []byte) error {
+	if err := checkForm(ev, method, body); err != nil {
+		return err
+	}
+	return CheckSignature(ev)
+}
+
+// CheckSignature verifies the authorization's signature.
+func CheckSignature(ev *nostr.Event) error {
+	if ok, err := ev.CheckSignature(); err != nil || !ok {
+		return errors.New("the authorization's signature does not verify")
+	}
+	return nil
+}
+
+// checkForm checks kind, pubkey, id, method and payload.
+func checkForm(ev *nostr.Event, method string, body []byte) error {
 	if ev.Kind != Kind {
 		return fmt.Errorf("the authorization is kind %d; NIP-98 wants kind %d", ev.Kind, Kind)
 	}
@@ -108,9 +125,6 @@ func Verify(ev *nostr.Event, method string, body []byte) error {
 	}
 	if ev.GetID() != ev.ID {
 		return errors.New("the authorization's id is not the hash of the event")
-	}
-	if ok, err := ev.CheckSignature(); err != nil || !ok {
-		return errors.New("the authorization's signature does not verify")
 	}
 	if m := tag(ev, "method"); !strings.EqualFold(m, method) {
 		return fmt.Errorf("the authorization's method is %q; this request is %s", truncate(m, 20), method)

@@ -26,6 +26,7 @@ type nip86Req struct {
 	at          time.Time
 	contentType string
 	auth        string // the Authorization header; "" = built from the fields above
+	badSig      bool   // sign, then break the signature
 }
 
 // nip86Answer is the hub's answer: status and the JSON-RPC result or error.
@@ -63,6 +64,9 @@ func (r nip86Req) token(t testing.TB, k key) string {
 	ev := &nostr.Event{Kind: 27235, CreatedAt: nostr.Timestamp(r.at.Unix()), Tags: tags}
 	if err := ev.Sign(k.sk); err != nil {
 		t.Fatal(err)
+	}
+	if r.badSig {
+		ev.Sig = strings.Repeat("0", 128)
 	}
 	raw, _ := json.Marshal(ev)
 	return "Nostr " + base64.StdEncoding.EncodeToString(raw)
@@ -152,6 +156,10 @@ func TestNIP86RefusalsBinary(t *testing.T) {
 			`invalid: NIP-98: the authorization's u "http://evil.example/" is not this hub's URL (http://` + addr + `, https://hub.example.org)`},
 		{"ws u", func() nip86Req { r := base; r.u = "ws://" + addr; return r }, admin, 401,
 			`invalid: NIP-98: the authorization's u "ws://` + addr + `" is not this hub's URL (http://` + addr + `, https://hub.example.org)`},
+		{"bad signature", func() nip86Req { r := base; r.badSig = true; return r }, admin, 401,
+			"invalid: NIP-98: the authorization's signature does not verify"},
+		{"non-admin, bad signature", func() nip86Req { r := base; r.badSig = true; return r }, bob, 403,
+			"restricted: " + npubOf(bob.pk) + " is not a hub admin; NIP-86 calls are for hub admins and their paired devices"},
 		{"non-admin", func() nip86Req { return base }, bob, 403,
 			"restricted: " + npubOf(bob.pk) + " is not a hub admin; NIP-86 calls are for hub admins and their paired devices"},
 		{"no such method", func() nip86Req { return newNIP86(url, "banpubkey", bob.pk, "spam") }, admin, 400,
