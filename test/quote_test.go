@@ -74,6 +74,11 @@ func TestQuotesThroughCLIAndChatBinary(t *testing.T) {
 		Tags: nostr.Tags{{"h", "general"}, {"-"}, {"q", m1.ID, w.hub.URL, alicePK}}})
 	note, _ := nip19.EncodeNote(m1.ID)
 	inline := w.publish(t, "alice", client.Message("general", "see nostr:"+note+" for the log"))
+	// a quote of a message in another channel, which no page of general loads
+	w.c.ok("channel", "create", "ops", "--profile", "alice")
+	w.c.ok("channel", "join", "ops", "--profile", "bob")
+	elsewhere := rows(t, w.c.ok("send", "ops", "rollback plan ready", "--profile", "alice", "--json"))[0]
+	w.c.ok("send", "general", "good to know", "--quote", elsewhere.ID, "--profile", "bob")
 
 	got := quoteRows(t, w.c.ok("read", "general", "--profile", "bob", "--json"))
 	for id, want := range map[string]string{mine.ID: "nice work", flot.ID: "looks right", inline.ID: "see for the log"} {
@@ -86,7 +91,8 @@ func TestQuotesThroughCLIAndChatBinary(t *testing.T) {
 		t.Errorf("the quoted message quotes nothing, got %+v", got[m1.ID].Quote)
 	}
 	plain := w.c.ok("read", "general", "--profile", "bob")
-	for _, want := range []string{"[quoting alice: deploy is done] nice work", "[quoting alice: deploy is done] looks right", "[quoting alice: deploy is done] see for the log"} {
+	for _, want := range []string{"[quoting alice: deploy is done] nice work", "[quoting alice: deploy is done] looks right", "[quoting alice: deploy is done] see for the log",
+		"[quoting alice: rollback plan ready] good to know"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("hive read does not show %q:\n%s", want, plain)
 		}
@@ -96,7 +102,7 @@ func TestQuotesThroughCLIAndChatBinary(t *testing.T) {
 	}
 
 	pane := startChat(t, w.c.home, 100, 30, "general", "--profile", "bob")
-	screen := pane.waitText("┃ alice: deploy is done", "looks right", "see for the log")
+	screen := pane.waitText("┃ alice: deploy is done", "looks right", "see for the log", "┃ alice: rollback plan ready")
 	if strings.Contains(screen, "nevent1") || strings.Contains(screen, "note1") {
 		t.Fatalf("hive chat shows a bech32 reference:\n%s", screen)
 	}

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -136,7 +137,11 @@ func (m *Model) quote(r *row) *Quote {
 		return nil
 	}
 	q := &Quote{ID: r.quote, Author: r.quoteAuthor}
-	if src := m.rows[r.quote]; src != nil {
+	src := m.rows[r.quote]
+	if src == nil {
+		src = m.quoted[r.quote]
+	}
+	if src != nil {
 		q.Author = src.author
 		if !m.gone[src.id] {
 			q.Text = firstLine(m.Text(Row{System: src.kind == kinds.SystemRow, Text: m.currentText(src), Mentions: src.mentions}))
@@ -160,4 +165,31 @@ func (m *Model) currentText(r *row) string {
 		return edit.text
 	}
 	return r.text
+}
+
+// MissingQuotes lists the messages the rows of evs quote that m has
+// loaded neither as rows nor with ApplyQuoted, each once, at most max.
+func (m *Model) MissingQuotes(evs []nostr.Event, max int) []string {
+	var out []string
+	for i := range evs {
+		r := m.rows[evs[i].ID]
+		if r == nil || r.quote == "" || m.rows[r.quote] != nil || m.quoted[r.quote] != nil || slices.Contains(out, r.quote) {
+			continue
+		}
+		if out = append(out, r.quote); len(out) == max {
+			break
+		}
+	}
+	return out
+}
+
+// ApplyQuoted keeps a message that rows quote without making it a row of
+// any timeline (it may be in another channel, or older than the pages
+// loaded): the quotes naming it show its author and first line. A row of
+// the same id, applied before or after, takes its place.
+func (m *Model) ApplyQuoted(ev *nostr.Event) {
+	if !isRowKind(ev.Kind) || ev.ID == "" {
+		return
+	}
+	m.quoted[ev.ID] = newRow(ev)
 }
