@@ -11,11 +11,15 @@ import (
 
 // The web chat shows a quote (hive send --quote, as flotilla writes one) as
 // the quoted message's author and first line above the text, and never the
-// nostr:nevent1 reference, at phone and desktop width.
+// nostr:nevent1 reference, at phone and desktop width; a quoted message of
+// another channel is fetched for it.
 func TestWebShowsQuotes(t *testing.T) {
 	w := startWebTeam(t)
 	quoted := w.send(t, "bob", "room", "deploy is done\nall green")
 	quoting := w.send(t, "owner", "room", "nice work", "--quote", quoted[:8])
+	w.cli.ok("channel", "create", "ops", "--profile", "bob") // open, and the owner is not in it: the page loads none of it
+	elsewhere := w.send(t, "bob", "ops", "rollback plan ready")
+	across := w.send(t, "owner", "room", "good to know", "--quote", elsewhere)
 	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
 	w.openChannel(t, "room")
 	w.waitMessage(t, tid("timeline"), "nice work")
@@ -26,6 +30,11 @@ func TestWebShowsQuotes(t *testing.T) {
 	}
 	if id := evalAs[string](w.b, fmt.Sprintf(`document.querySelector(%q).dataset.quoteId`, sel+" "+tid("message-quote"))); id != quoted {
 		t.Fatalf("the quote names %s, want %s", id, quoted)
+	}
+	// a message of another channel, which no page of room loads, is fetched for its quote
+	w.waitMessage(t, tid("timeline"), "good to know")
+	if q := w.b.text(messageSel(across) + " " + tid("message-quote")); q != "bob rollback plan ready" {
+		t.Fatalf("the quote of ops's message reads %q", q)
 	}
 	if body := w.b.text(sel + " " + tid("message-text")); body != "nice work" {
 		t.Fatalf("the quoting message's text reads %q", body)

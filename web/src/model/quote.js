@@ -64,7 +64,7 @@ export function quoteLine (q) {
 export function quoteView (m, r) {
   if (!r.quote) return null
   const q = { id: r.quote, author: r.quoteAuthor, name: '', text: '' }
-  const src = m.rows.get(r.quote)
+  const src = m.rows.get(r.quote) || m.quoted.get(r.quote)
   if (src) {
     q.author = src.author
     if (!m.gone.has(src.id)) {
