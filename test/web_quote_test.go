@@ -12,7 +12,7 @@ import (
 // The web chat shows a quote (hive send --quote, as flotilla writes one) as
 // the quoted message's author and first line above the text, and never the
 // nostr:nevent1 reference, at phone and desktop width; a quoted message of
-// another channel is fetched for it.
+// a channel the page never loads is fetched for it, on a page and live.
 func TestWebShowsQuotes(t *testing.T) {
 	w := startWebTeam(t)
 	quoted := w.send(t, "bob", "room", "deploy is done\nall green")
@@ -36,6 +36,11 @@ func TestWebShowsQuotes(t *testing.T) {
 	if q := w.b.text(messageSel(across) + " " + tid("message-quote")); q != "bob rollback plan ready" {
 		t.Fatalf("the quote of ops's message reads %q", q)
 	}
+	// and so is one a live message quotes
+	hotfix := w.send(t, "bob", "ops", "hotfix deployed")
+	live := w.send(t, "bob", "room", "heads up", "--quote", hotfix)
+	w.b.waitUntil("the live quote shows the quoted message", fmt.Sprintf(`document.querySelector(%q)?.textContent === "bob hotfix deployed"`,
+		messageSel(live)+" "+tid("message-quote")))
 	if body := w.b.text(sel + " " + tid("message-text")); body != "nice work" {
 		t.Fatalf("the quoting message's text reads %q", body)
 	}

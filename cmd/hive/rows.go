@@ -81,7 +81,10 @@ func (p printer) line(r rowOut) string {
 	}
 	b.WriteString(": ")
 	if r.Quote != nil {
-		b.WriteString("[quoting " + line(r.Quote.Line()) + "] ")
+		b.WriteString("[quoting " + line(r.Quote.Line()) + "]")
+		if text != "" {
+			b.WriteString(" ")
+		}
 	}
 	b.WriteString(termtext.Body(text, bodyIndent))
 	var extra []string
