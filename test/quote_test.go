@@ -74,9 +74,9 @@ func TestQuotesThroughCLIAndChatBinary(t *testing.T) {
 		Tags: nostr.Tags{{"h", "general"}, {"-"}, {"q", m1.ID, w.hub.URL, alicePK}}})
 	note, _ := nip19.EncodeNote(m1.ID)
 	inline := w.publish(t, "alice", client.Message("general", "see nostr:"+note+" for the log"))
-	// a quote of a message in another channel, which no page of general loads
+	// a quote of a message in another channel bob is not in (open: he may
+	// read it), which no page he loads holds
 	w.c.ok("channel", "create", "ops", "--profile", "alice")
-	w.c.ok("channel", "join", "ops", "--profile", "bob")
 	elsewhere := rows(t, w.c.ok("send", "ops", "rollback plan ready", "--profile", "alice", "--json"))[0]
 	w.c.ok("send", "general", "good to know", "--quote", elsewhere.ID, "--profile", "bob")
 
