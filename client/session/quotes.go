@@ -20,8 +20,8 @@ const maxQuotedFetch = 100
 func (s *Session) missingQuotes(evs []nostr.Event) []string {
 	var out []string
 	for _, id := range s.chat.MissingQuotes(evs, maxQuotedFetch) {
-		if !s.askedQuote[id] {
-			s.askedQuote[id] = true
+		if !s.quotes[id] {
+			s.quotes[id] = true
 			out = append(out, id)
 		}
 	}

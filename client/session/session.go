@@ -33,28 +33,28 @@ type Event any
 
 // Session is one member's chat session over a connected client.
 type Session struct {
-	c          *client.Client
-	chat       *chat.Model
-	events     map[string]nostr.Event // loaded rows by id: what react, edit, delete and reply act on
-	channels   []client.Channel       // the ones the member is in
-	read       chat.Positions         // the member's, across all of its keys
-	profiles   []string               // keys with a profile, in the order they came
-	askedQuote map[string]bool        // quoted messages fetched or being fetched (quotes.go)
-	loaded     bool                   // the first load is in
-	cur        string                 // the open channel's id
-	thread     string                 // the open thread's root, "" when closed
-	divider    string                 // the first unread row when the channel was opened
-	gone       map[string]bool        // channels the member was removed from while open
-	atStart    map[string]bool        // channels loaded back to their first row
-	paging     bool                   // an older page is on its way
-	leaving    string                 // the channel being left (not kept in view)
-	outbox     Outbox
-	feed       *feed
+	c        *client.Client
+	chat     *chat.Model
+	events   map[string]nostr.Event // loaded rows by id: what react, edit, delete and reply act on
+	channels []client.Channel       // the ones the member is in
+	read     chat.Positions         // the member's, across all of its keys
+	profiles []string               // keys with a profile, in the order they came
+	quotes   map[string]bool        // quoted messages fetched or being fetched (quotes.go)
+	loaded   bool                   // the first load is in
+	cur      string                 // the open channel's id
+	thread   string                 // the open thread's root, "" when closed
+	divider  string                 // the first unread row when the channel was opened
+	gone     map[string]bool        // channels the member was removed from while open
+	atStart  map[string]bool        // channels loaded back to their first row
+	paging   bool                   // an older page is on its way
+	leaving  string                 // the channel being left (not kept in view)
+	outbox   Outbox
+	feed     *feed
 }
 
 // New is an empty session of c's member.
 func New(c *client.Client) *Session {
-	return &Session{c: c, chat: c.NewModel(), events: map[string]nostr.Event{}, askedQuote: map[string]bool{}, read: chat.Positions{},
+	return &Session{c: c, chat: c.NewModel(), events: map[string]nostr.Event{}, quotes: map[string]bool{}, read: chat.Positions{},
 		gone: map[string]bool{}, atStart: map[string]bool{}}
 }
 
