@@ -114,7 +114,33 @@ func (c *Client) LoadPage(ctx context.Context, m *chat.Model, channel string, li
 		return p, err
 	}
 	m.ApplyAll(p.Events)
-	return p, c.LoadNames(ctx, m, KeysShown(p.Events[:p.Rows])...)
+	quoted, err := c.LoadQuoted(ctx, m, p.Events[:p.Rows])
+	if err != nil {
+		return p, err
+	}
+	return p, c.LoadNames(ctx, m, append(KeysShown(p.Events[:p.Rows]), KeysShown(quoted)...)...)
+}
+
+// maxQuotedFetch bounds the quoted messages fetched for one page.
+const maxQuotedFetch = 100
+
+// LoadQuoted fetches the messages the rows of evs quote that m has not
+// loaded (another channel's, an older page's) and keeps them in m as what
+// the quotes show (chat.Model.ApplyQuoted). A message the member may not
+// read stays unknown: its quote shows no text. It returns those fetched.
+func (c *Client) LoadQuoted(ctx context.Context, m *chat.Model, evs []nostr.Event) ([]nostr.Event, error) {
+	ids := m.MissingQuotes(evs, maxQuotedFetch)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	got, err := c.Query(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
+	if err != nil {
+		return nil, fmt.Errorf("quoted messages: %w", err)
+	}
+	for i := range got {
+		m.ApplyQuoted(&got[i])
+	}
+	return got, nil
 }
 
 // LoadRows loads into m the rows f matches (the rest of the oldest second
@@ -195,6 +221,9 @@ func KeysShown(evs []nostr.Event) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(append(out, e.PubKey), chat.SystemKeys(&e)...)
+		if a := chat.QuotedAuthor(&e); a != "" {
+			out = append(out, a)
+		}
 		for _, t := range e.Tags {
 			if len(t) >= 2 && t[0] == "p" {
 				out = append(out, t[1])

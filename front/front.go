@@ -1,7 +1,8 @@
 // Package front is the hub's one HTTP handler, in the style of khatru's
 // handlers.go: websocket upgrades and NIP-11 go to the relay, /pair to the
-// pairing endpoint, /metrics to the metrics handler when one is given, and
-// every other GET to the web app (or, without it, the relay's line of text).
+// pairing endpoint, /metrics to the metrics handler when one is given, POST
+// and OPTIONS to the NIP-86 administration endpoint, and every other GET to
+// the web app (or, without it, the relay's line of text).
 // Every response carries the security headers of headers.go.
 package front
 
@@ -23,6 +24,7 @@ type Config struct {
 	Pair    http.Handler // the pairing endpoint at client.PairPath; nil: 404
 	App     fs.FS        // the built web app (index.html at its root); nil: off
 	Metrics http.Handler // Prometheus text at MetricsPath; nil: 404 there
+	Admin   http.Handler // NIP-86 calls (POST) and CORS preflights (OPTIONS); nil: off
 	TLS     bool         // the listener serves TLS (the page's websocket is wss)
 }
 
@@ -54,7 +56,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.URL.Path == client.PairPath:
 		h.serveOr404(w, req, h.cfg.Pair)
-	case req.Header.Get("Upgrade") != "" || relay.WantsInfo(req):
+	case req.Header.Get("Upgrade") != "":
+		h.cfg.Relay.ServeHTTP(w, req)
+	case h.cfg.Admin != nil && (req.Method == http.MethodPost || req.Method == http.MethodOptions):
+		h.cfg.Admin.ServeHTTP(w, req)
+	case relay.WantsInfo(req):
 		h.cfg.Relay.ServeHTTP(w, req)
 	case req.URL.Path == MetricsPath:
 		h.serveOr404(w, req, h.cfg.Metrics)

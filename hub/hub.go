@@ -33,7 +33,7 @@ type Config struct {
 
 // SupportedNIPs are the NIPs a hub implements, as its NIP-11 document lists
 // them (spec/protocol.md, "The NIP-11 document").
-var SupportedNIPs = []int{1, 9, 11, 29, 40, 42, 45, 50, 70}
+var SupportedNIPs = []int{1, 9, 11, 29, 40, 42, 45, 50, 70, 86}
 
 // Hub is a running closed hub.
 type Hub struct {
@@ -128,6 +128,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
 	h.Relay.Hooks.ReadScope = h.readScope
+	h.Relay.Hooks.Describe = h.describe
 	h.kicks.start(h.Relay)
 	h.cluster = startCluster(h, follow)
 	if err := h.announceMembers(context.Background()); err != nil {

@@ -33,7 +33,15 @@ func (t *tx) hubRole(pk string) (role, error) {
 }
 
 func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
-	actor, err := t.hubRole(t.by)
+	var err error
+	by, addedBy := t.by, ev.PubKey
+	if ev.Tags.Find(tagAuthorization) != nil { // a NIP-86 call (nip86.go)
+		if by, err = t.authorizedAdmin(ev); err != nil {
+			return nil, err
+		}
+		addedBy = by
+	}
+	actor, err := t.hubRole(by)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +75,7 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 		newRole = role(tg[1])
 	}
 	if _, err = t.Exec(`INSERT INTO hub_members (pubkey, role, added_by) VALUES (?, ?, ?)
-		ON CONFLICT (pubkey) DO UPDATE SET role = excluded.role, added_by = excluded.added_by`, target, newRole, ev.PubKey); err != nil {
+		ON CONFLICT (pubkey) DO UPDATE SET role = excluded.role, added_by = excluded.added_by`, target, newRole, addedBy); err != nil {
 		return nil, err
 	}
 	if target != t.admin {

@@ -3,7 +3,7 @@ package hub
 // projectionTables are derived from the log: Rebuild empties and refills them,
 // and replay --verify compares them. Their columns hold nothing that is not a
 // function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions"}
+var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "hub_info"}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS hub_members (
@@ -54,6 +54,11 @@ var schema = []string{
 		content  TEXT NOT NULL,
 		event_id TEXT NOT NULL,
 		PRIMARY KEY (target, author, content)
+	)`,
+	// The hub's name, description and icon set by NIP-86 calls (30461).
+	`CREATE TABLE IF NOT EXISTS hub_info (
+		field TEXT PRIMARY KEY,
+		value TEXT NOT NULL
 	)`,
 	// Not a projection: the (owner, key) pairs of the attestations the hub
 	// has seen, at AUTH or on a profile, so that a revocation's signer can

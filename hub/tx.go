@@ -39,6 +39,7 @@ func allRules() ruleSet {
 	readStateRules(rs)
 	receiptRules(rs)
 	workflowRules(rs)
+	hubInfoRules(rs)
 	return rs
 }
 
@@ -57,6 +58,7 @@ type change struct {
 type tx struct {
 	store.WriteTx
 	admin string
+	self  string // the hub's own key: it signs the events of NIP-86 calls (nip86.go)
 	rules ruleSet
 	cache *writeCache
 	// edits receives the view changes of the event being applied; nil when

@@ -25,6 +25,7 @@ type view struct {
 	agents      map[string]string              // agent → owner, from profiles
 	devices     map[string]identity.Conditions // paired device → its attestation's conditions
 	revocations map[[2]string]int64
+	info        map[string]string // hub_info: NIP-11 fields set by NIP-86 calls (hubinfo.go)
 }
 
 func loadView(db store.Reader, admin string) (*view, error) {
@@ -98,6 +99,9 @@ func loadView(db store.Reader, admin string) (*view, error) {
 			v.revocations[[2]string{o, a}] = at
 			return err
 		})
+	}
+	if err == nil {
+		err = loadInfo(db, v)
 	}
 	return v, err
 }

@@ -96,6 +96,7 @@ const (
 	ReadState        = 30078
 	AgentRevocation  = 30450
 	WorkflowDef      = 30460
+	HubInfo          = 30461
 	GroupMetadata    = 39000
 	GroupAdmins      = 39001
 	GroupMembers     = 39002
@@ -120,8 +121,8 @@ var table = []Kind{
 	{Deletion, "deletion (NIP-09)", AuxOverlay, Regular, []string{"e|a"}, ChannelMembers, false, State, "author's own events only; channel derived from the target; undeletable kinds refused by `e` or `a`"},
 	{Reaction, "reaction", AuxOverlay, Regular, []string{"e"}, ChannelMembers, false, State, "`e` = target; channel derived from the target"},
 	{Message, "message", Content, Regular, []string{"h"}, ChannelMembers, false, NoEffect, "`h` = channel id; NIP-10 `e` root/reply markers for threads; `p` mentions"},
-	{HubMemberAdd, "hub member added (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, Lasting, "signed by a hub admin"},
-	{HubMemberRemove, "hub member removed (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, Lasting, "signed by a hub admin; cascades to the member's agents"},
+	{HubMemberAdd, "hub member added (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, Lasting, "signed by a hub admin, or by the hub on an admin's NIP-86 allowpubkey (with its `nip98` authorization and `nip86` body)"},
+	{HubMemberRemove, "hub member removed (NIP-43)", NonConversational, Regular, []string{"p"}, Members, false, Lasting, "signed by a hub admin, or by the hub on an admin's NIP-86 disallowpubkey (as 8000); cascades to the member's agents"},
 	{AddUser, "add member / set role", NonConversational, Regular, []string{"h", "p"}, ChannelMembers, false, Lasting, "NIP-29 style; role in the `p` tag's third element"},
 	{RemoveUser, "remove member", NonConversational, Regular, []string{"h", "p"}, ChannelMembers, false, Lasting, "NIP-29 style"},
 	{EditMetadata, "channel edit", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "NIP-29 style"},
@@ -140,6 +141,7 @@ var table = []Kind{
 	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, NoEffect, "`d` = read-state:<context>; content = position (unix seconds); readable by the member's keys; never moves backwards"},
 	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "owner-signed; `d` = agent pubkey"},
 	{WorkflowDef, "workflow definition", NonConversational, Addressable, []string{"d", "h", "p"}, ChannelMembers, false, NoEffect, "by a channel owner or admin (their devices act as them); `d` = the workflow's name, `p` = its runner, content = the YAML, which must validate (spec/workflows.md)"},
+	{HubInfo, "hub information (NIP-11)", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "written by the hub on a hub admin's NIP-86 call (changerelayname, ...): `d` = name, description or icon, content = its value, with the call's NIP-98 authorization (`nip98`) and body (`nip86`); the NIP-11 document serves the newest of each"},
 	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupMembers, "channel members", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},

@@ -42,15 +42,19 @@ func (r *Relay) Info() any {
 	for i, n := range r.cfg.SupportedNIPs {
 		nips[i] = n
 	}
+	name, description, icon := r.cfg.Name, r.cfg.Description, r.cfg.Icon
+	if r.Hooks.Describe != nil {
+		name, description, icon = r.Hooks.Describe(name, description, icon)
+	}
 	doc := info{
 		RelayInformationDocument: nip11.RelayInformationDocument{
-			Name:          r.cfg.Name,
-			Description:   r.cfg.Description,
+			Name:          name,
+			Description:   description,
 			PubKey:        r.cfg.PubKey,
 			SupportedNIPs: nips,
 			Software:      "hive",
 			Version:       r.cfg.Version,
-			Icon:          r.cfg.Icon,
+			Icon:          icon,
 		},
 		Self: r.cfg.Self,
 		Limitation: limitation{
@@ -88,6 +92,8 @@ func (r *Relay) Info() any {
 func (r *Relay) serveInfo(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+	w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 	json.NewEncoder(w).Encode(r.Info())
 }
 

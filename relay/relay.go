@@ -150,6 +150,9 @@ type Hooks struct {
 	// Committed runs after an event and the events derived from it are committed,
 	// before the OK and the fan-out, from the store's writer goroutine: keep it short.
 	Committed []func(ev *nostr.Event, derived []*nostr.Event)
+	// Describe, if set, gives the NIP-11 name, description and icon, from
+	// the configured ones (Config.Name, Description, Icon).
+	Describe func(name, description, icon string) (string, string, string)
 }
 
 // writerGoroutines is the size of the pool that writes to sockets.

@@ -31,6 +31,7 @@ type fixture struct {
 		} `json:"names"`
 		Lookup     map[string][]string `json:"lookup"`
 		CleanNames map[string]string   `json:"clean_names"`
+		Shown      map[string]string   `json:"shown"`
 	} `json:"expect"`
 }
 
@@ -64,7 +65,7 @@ func (fx fixture) log() []nostr.Event {
 }
 
 // optional are the row fields a fixture checks only where it gives them.
-var optional = []string{"channel", "author", "created_at", "kind", "mentions", "edited_at", "receipts"}
+var optional = []string{"channel", "author", "created_at", "kind", "mentions", "edited_at", "receipts", "quote"}
 
 func rowsJSON(t *testing.T, rows []chat.Row, want []map[string]any) []map[string]any {
 	b, _ := json.Marshal(rows)
@@ -131,6 +132,11 @@ func (fx fixture) check(t *testing.T, how string, m *chat.Model) {
 			t.Errorf("%s (%s): label of %s = %q, want %q", fx.Name, how, pk[:8], got, want.Label)
 		}
 	}
+	for id, want := range fx.Expect.Shown {
+		if got, ok := shownText(m, id); !ok || got != want {
+			t.Errorf("%s (%s): shown text of %s = %q, want %q", fx.Name, how, id, got, want)
+		}
+	}
 	for in, want := range fx.Expect.CleanNames {
 		if got := chat.CleanName(in); got != want {
 			t.Errorf("%s: CleanName(%q) = %q, want %q", fx.Name, in, got, want)
@@ -180,4 +186,17 @@ func TestFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shownText is what the row id says to a person (Model.Text), found in the
+// model's timelines.
+func shownText(m *chat.Model, id string) (string, bool) {
+	for _, ch := range m.Channels() {
+		for _, r := range m.Timeline(ch) {
+			if r.ID == id {
+				return m.Text(r), true
+			}
+		}
+	}
+	return "", false
 }

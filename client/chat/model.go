@@ -26,6 +26,7 @@ type Model struct {
 	byTarget map[string][]*overlay // target id -> its edits and reactions
 	gone     map[string]bool       // ids deleted by 5 or 9005 (rows or overlays)
 	held     map[string][]string   // id not loaded yet -> the signers of kind 5s naming it
+	quoted   map[string]*row       // messages loaded only as what rows quote (ApplyQuoted), not rows
 	names    *Names
 	live     *Live
 	changes  []Change // what the last Apply returned (reused)
@@ -59,7 +60,7 @@ func New(me string) *Model {
 		me: me, now: time.Now,
 		rows: map[string]*row{}, channels: map[string]*sorted{}, threads: map[string]*sorted{},
 		kids: map[string][]*row{}, overlays: map[string]*overlay{}, byTarget: map[string][]*overlay{},
-		gone: map[string]bool{}, held: map[string][]string{}, names: NewNames(), live: NewLive(),
+		gone: map[string]bool{}, held: map[string][]string{}, quoted: map[string]*row{}, names: NewNames(), live: NewLive(),
 	}
 }
 

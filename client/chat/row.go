@@ -28,6 +28,7 @@ type Row struct {
 	Receipts  []Receipt       `json:"receipts,omitempty"`   // per agent (sorted by key): where its answer stands
 	Replies   int             `json:"replies,omitempty"`    // visible replies in its thread (a root)
 	LastReply nostr.Timestamp `json:"last_reply,omitempty"` // created_at of the newest of them
+	Quote     *Quote          `json:"quote,omitempty"`      // the message it quotes (quote.go)
 }
 
 // Reaction is one emoji on a row: how many keys reacted with it, and who
@@ -57,6 +58,7 @@ type row struct {
 	text                string
 	parent, root        string // "" for a top-level row
 	mentions            []string
+	quote, quoteAuthor  string // the message it quotes, and its author as the q tag or reference names it
 }
 
 // isRowKind reports whether events of kind n are timeline rows.
@@ -80,6 +82,9 @@ func newRow(ev *nostr.Event) *row {
 			r.mentions = append(r.mentions, t[1])
 		}
 	}
+	if ev.Kind != kinds.SystemRow {
+		r.quote, r.quoteAuthor = quoteOf(ev)
+	}
 	return r
 }
 
@@ -99,6 +104,8 @@ func (m *Model) view(r *row) Row {
 		System: r.kind == kinds.SystemRow, Root: r.root, ReplyTo: r.parent, Mentions: r.mentions}
 	if m.gone[r.id] {
 		out.Deleted, out.Text, out.Mentions = true, "", nil
+	} else {
+		out.Quote = m.quote(r)
 	}
 	var edit *overlay
 	var rxs []Reaction // in first-reacted order

@@ -20,10 +20,12 @@ var systemWords = map[string]string{
 }
 
 // Text is what a row says to a person: a message's text with its mentions
-// as @name; a system row in words ("alice joined"); "" for a tombstone.
+// as @name and its event references dropped (the quote shows the one it
+// quotes: quote.go); a system row in words ("alice joined"); "" for a
+// tombstone.
 func (m *Model) Text(r Row) string {
 	if !r.System {
-		return m.names.Render(r.Text, r.Mentions)
+		return m.names.Render(dropRefs(r.Text), r.Mentions)
 	}
 	body, ok := systemBody(r.Text)
 	if !ok {

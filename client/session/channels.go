@@ -109,6 +109,7 @@ func merge(a, b Applied) Applied {
 	a.FeedUp = a.FeedUp || b.FeedUp
 	a.Unknown = append(a.Unknown, b.Unknown...)
 	a.CameOnline = append(a.CameOnline, b.CameOnline...)
+	a.Quoted = append(a.Quoted, b.Quoted...)
 	return a
 }
 

@@ -39,6 +39,7 @@ type Session struct {
 	channels []client.Channel       // the ones the member is in
 	read     chat.Positions         // the member's, across all of its keys
 	profiles []string               // keys with a profile, in the order they came
+	quotes   map[string]bool        // quoted messages fetched or being fetched (quotes.go)
 	loaded   bool                   // the first load is in
 	cur      string                 // the open channel's id
 	thread   string                 // the open thread's root, "" when closed
@@ -53,7 +54,7 @@ type Session struct {
 
 // New is an empty session of c's member.
 func New(c *client.Client) *Session {
-	return &Session{c: c, chat: c.NewModel(), events: map[string]nostr.Event{}, read: chat.Positions{},
+	return &Session{c: c, chat: c.NewModel(), events: map[string]nostr.Event{}, quotes: map[string]bool{}, read: chat.Positions{},
 		gone: map[string]bool{}, atStart: map[string]bool{}}
 }
 
@@ -115,6 +116,7 @@ type Applied struct {
 	FeedUp          bool     // the live subscription is on the wire
 	Unknown         []string // keys without a name yet: Names fetches them
 	CameOnline      []string // other members that came online (their presence answers a chat that starts)
+	Quoted          []string // messages rows quote that are not loaded: Quotes fetches them
 }
 
 // Apply takes events into the session: rows and overlays into the model,
@@ -153,6 +155,7 @@ func (s *Session) Apply(evs []nostr.Event) Applied {
 		}
 		s.chat.Apply(ev)
 	}
+	out.Quoted = s.missingQuotes(evs)
 	return out
 }
 

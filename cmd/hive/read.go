@@ -248,7 +248,8 @@ func followChannels(ctx context.Context, s *session, p printer, channels []strin
 				continue
 			}
 			if c.Op == chat.Added {
-				s.LoadNames(ctx, p.m, client.KeysShown([]nostr.Event{ev})...) // a name not found shows as an npub
+				quoted, _ := s.LoadQuoted(ctx, p.m, []nostr.Event{ev})                           // a quote not found shows no text
+				s.LoadNames(ctx, p.m, client.KeysShown(append([]nostr.Event{ev}, quoted...))...) // a name not found shows as an npub
 			}
 			r, _ := p.m.Row(c.ID)
 			switch c.Op {

@@ -79,7 +79,14 @@ func (p printer) line(r rowOut) string {
 	if r.Deleted {
 		text = "(deleted)"
 	}
-	b.WriteString(": " + termtext.Body(text, bodyIndent))
+	b.WriteString(": ")
+	if r.Quote != nil {
+		b.WriteString("[quoting " + line(r.Quote.Line()) + "]")
+		if text != "" {
+			b.WriteString(" ")
+		}
+	}
+	b.WriteString(termtext.Body(text, bodyIndent))
 	var extra []string
 	if r.Edited {
 		extra = append(extra, "edited")

@@ -36,14 +36,15 @@ func textArg(cmd *cobra.Command, args []string, i int) (string, error) {
 }
 
 func newSendCmd() *cobra.Command {
-	var replyTo string
+	var replyTo, quote string
 	var mentions []string
 	cmd := &cobra.Command{
-		Use:   "send CHANNEL [TEXT|-] [--reply-to ID] [--mention KEY]...",
+		Use:   "send CHANNEL [TEXT|-] [--reply-to ID] [--quote ID] [--mention KEY]...",
 		Short: "Send a message to a channel (TEXT, or standard input for - or none)",
 		Example: `  hive send general "hello"
   echo "build is green" | hive send ops -
   hive send general "on it" --reply-to 1a2b3c4d --mention claude
+  hive send general "agreed" --quote 1a2b3c4d
   hive send general "@claude what is 2+2?"`,
 		Args: rangeArgs(1, 2, "CHANNEL [TEXT|-]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,18 +71,30 @@ func newSendCmd() *cobra.Command {
 					}
 					ev = client.Message(ch.ID, text, pks...)
 				}
+				if quote != "" {
+					quoted, err := s.eventArg(ctx, quote)
+					if err != nil {
+						return withHint(err, "the id given to --quote must be a message you can read")
+					}
+					if ev, err = client.Quote(ev, quoted, s.URL()); err != nil {
+						return err
+					}
+					return publishRow(ctx, cmd, s, ev, quoted)
+				}
 				return publishRow(ctx, cmd, s, ev)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&replyTo, "reply-to", "", "id of the message to answer (threads under its root)")
+	cmd.Flags().StringVar(&quote, "quote", "", "id of a message to quote (shown above yours, as flotilla writes quotes)")
 	cmd.Flags().StringArrayVar(&mentions, "mention", nil, "mention a key (npub, hex or a name; repeatable); @name in TEXT mentions too")
 	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
 }
 
-// publishRow publishes a message and prints it as a row.
-func publishRow(ctx context.Context, cmd *cobra.Command, s *session, ev nostr.Event) error {
+// publishRow publishes a message and prints it as a row (with the events it
+// names, such as the message it quotes, applied to the model too).
+func publishRow(ctx context.Context, cmd *cobra.Command, s *session, ev nostr.Event, named ...nostr.Event) error {
 	stored, err := s.Publish(ctx, ev)
 	if err != nil {
 		if errors.Is(err, client.ErrDeliveryUnknown) {
@@ -91,7 +104,12 @@ func publishRow(ctx context.Context, cmd *cobra.Command, s *session, ev nostr.Ev
 	}
 	p := printer{cmd: cmd, m: s.NewModel()}
 	p.m.Apply(&stored)
-	if err := s.LoadNames(ctx, p.m, stored.PubKey); err != nil {
+	keys := []string{stored.PubKey}
+	for i := range named {
+		p.m.Apply(&named[i])
+		keys = append(keys, named[i].PubKey)
+	}
+	if err := s.LoadNames(ctx, p.m, keys...); err != nil {
 		return err
 	}
 	r, _ := p.m.Row(stored.ID)

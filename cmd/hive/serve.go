@@ -18,6 +18,7 @@ import (
 	"github.com/ainb/hive/hub"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/internal/buildinfo"
+	"github.com/ainb/hive/nip86"
 	"github.com/ainb/hive/pairing/endpoint"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
@@ -188,7 +189,7 @@ func serve(ctx context.Context, f serveFlags) error {
 	pairSrv.Members(pairURLs, h.IsMember)
 	defer pairSrv.Close()
 	ln = rl.Listener(ln)
-	handler, err := frontHandler(f, rl, pairSrv, m, tlsConf != nil)
+	handler, err := frontHandler(f, rl, pairSrv, nip86.New(h, urls, log.With("part", "nip86")), m, tlsConf != nil)
 	if err != nil {
 		return err
 	}

@@ -88,3 +88,24 @@ export function withTimeout(p, ms, what) {
   ])
 }
 
+
+// authRelay connects to url and answers its NIP-42 challenge as sk (with
+// nostr-tools' relay.auth); it rejects with the hub's refusal.
+export async function authRelay (Relay, url, sign) {
+  const relay = await Relay.connect(url)
+  const deadline = Date.now() + 5_000
+  while (!relay.challenge) {
+    if (Date.now() > deadline) {
+      relay.close()
+      throw new Error('no AUTH challenge')
+    }
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  try {
+    await withTimeout(relay.auth(sign), 5_000, 'AUTH')
+  } catch (err) {
+    relay.close()
+    throw err
+  }
+  return relay
+}

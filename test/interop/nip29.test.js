@@ -12,7 +12,7 @@ import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure'
 import NDK, { NDKEvent, NDKPrivateKeySigner, NDKRelaySet } from '@nostr-dev-kit/ndk'
 
-import { startSQLiteHub, stopHub, withTimeout } from './harness.js'
+import { startSQLiteHub, stopHub, withTimeout, authRelay } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 globalThis.WebSocket ??= WebSocket // NDK uses the global one (Node 20 has none)
@@ -49,14 +49,8 @@ const sign = (sk, kind, tags, content = '', at = now()) => finalizeEvent({ kind,
 const room = () => `r${randomBytes(5).toString('hex')}`
 
 async function authed(sk) {
-  const relay = await Relay.connect(url)
+  const relay = await authRelay(Relay, url, (t) => finalizeEvent(t, sk))
   closers.push(() => relay.close())
-  const deadline = Date.now() + 5_000
-  while (!relay.challenge) {
-    if (Date.now() > deadline) throw new Error('no AUTH challenge')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-  await withTimeout(relay.auth((t) => finalizeEvent(t, sk)), 5_000, 'AUTH')
   return relay
 }
 

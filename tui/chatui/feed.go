@@ -28,6 +28,9 @@ func (m *Model) applied(a session.Applied) (channelsChanged bool) {
 	if len(a.Unknown) > 0 {
 		m.later = append(m.later, m.run(m.s.Names(a.Unknown)))
 	}
+	if len(a.Quoted) > 0 {
+		m.later = append(m.later, m.run(m.s.Quotes(a.Quoted)))
+	}
 	return a.ChannelsChanged
 }
 
@@ -69,6 +72,8 @@ func (m *Model) take(ev session.Event) tea.Cmd {
 			cmds = append(cmds, m.run(m.s.Next()))
 		}
 		return tea.Batch(append(cmds, m.watchAgents())...) // an agent's profile may come later
+	case session.Quoted:
+		m.applied(m.s.TakeQuoted(ev))
 	case session.FeedEnded:
 		if m.connCheck(); m.conn.Failed == nil {
 			m.say(true, "live updates stopped: "+errText(ev.Err))

@@ -156,8 +156,12 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 			last = " · " + clean(m.chat().Names().Name(lr.Author), false) + ": " + oneLine(clean(m.chat().Text(lr), false))
 		}
 	}
+	quote := ""
+	if r.Quote != nil && !r.Deleted {
+		quote = oneLine(clean(r.Quote.Line(), false))
+	}
 	var k strings.Builder
-	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d\x00%s", r.ID, m.chat().Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions), found)
+	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d\x00%s\x00%s", r.ID, m.chat().Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions), found, quote)
 	for _, x := range r.Reactions {
 		fmt.Fprintf(&k, "\x00%s %d", x.Emoji, x.Count)
 	}
@@ -165,7 +169,7 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 	if out, ok := m.draw.rows[key]; ok {
 		return out
 	}
-	out := m.drawRow(r, rowLook{when, label, grouped, selected, last, found}, width)
+	out := m.drawRow(r, rowLook{when, label, grouped, selected, last, found, quote}, width)
 	if len(m.draw.rows) >= markdownCacheMax {
 		clear(m.draw.rows)
 	}
@@ -180,6 +184,7 @@ type rowLook struct {
 	when, label       string
 	grouped, selected bool
 	last, found       string
+	quote             string // the quoted message's line (chat.Quote.Line), "" for none
 }
 
 // drawRow renders one row (rowLines caches it).
@@ -194,6 +199,11 @@ func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 		head = indent
 	}
 	text := clean(m.chat().Text(r), true)
+	var quoted []string // the quote's line, then the message under it
+	if look.quote != "" {
+		quoted = []string{head + dim.Render(truncate("┃ "+look.quote, max(10, width-lipgloss.Width(head))))}
+		head = indent
+	}
 	edited := ""
 	if r.Edited {
 		edited = dim.Render(" (edited)")
@@ -216,6 +226,12 @@ func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 		for _, l := range body {
 			lines = append(lines, indent+l)
 		}
+	}
+	if len(quoted) > 0 {
+		if text == "" && !r.Deleted { // a quote alone
+			lines = nil
+		}
+		lines = append(quoted, lines...)
 	}
 	if selected {
 		lines[0] = reverse.Render(lines[0])

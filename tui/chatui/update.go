@@ -37,7 +37,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
-	case session.Loaded, session.Reloaded, session.Older, session.Batch, session.FeedEnded, session.Sent, session.Marked:
+	case session.Loaded, session.Reloaded, session.Older, session.Batch, session.Quoted, session.FeedEnded, session.Sent, session.Marked:
 		cmds = append(cmds, m.take(msg))
 	case searchedMsg:
 		m.searched(msg)

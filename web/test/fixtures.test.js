@@ -15,7 +15,7 @@ const dir = fileURLToPath(new URL('../../spec/fixtures/', import.meta.url))
 const files = readdirSync(dir).filter(f => f.endsWith('.json')).sort()
 
 // The row fields a fixture checks only where it gives them.
-const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at', 'receipts']
+const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at', 'receipts', 'quote']
 
 function shown (rows, want) {
   return rows.map((r, i) => {
@@ -44,6 +44,11 @@ function check (fx, how, m) {
   for (const [pk, want] of Object.entries(ex.names || {})) {
     assert.equal(m.names.name(pk), want.name, `${fx.name} (${how}): name of ${pk.slice(0, 8)}`)
     assert.equal(m.names.label(pk), want.label, `${fx.name} (${how}): label of ${pk.slice(0, 8)}`)
+  }
+  for (const [id, want] of Object.entries(ex.shown || {})) {
+    const r = m.row(id)
+    assert.ok(r, `${fx.name} (${how}): row ${id} is shown`)
+    assert.equal(m.text(r), want, `${fx.name} (${how}): shown text of ${id}`)
   }
   for (const [given, want] of Object.entries(ex.clean_names || {})) {
     assert.equal(cleanName(given), want, `${fx.name}: cleanName(${JSON.stringify(given)})`)

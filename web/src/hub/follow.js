@@ -1,9 +1,10 @@
 // The live feed of a chat surface (as hive chat follows, client/session/feed.go):
 // rows, overlays and typing of the member's channels, profiles, presence,
 // channel changes, deletions and the member's read state, applied to the
-// model as they come; names of new keys are fetched.
+// model as they come; names of new keys and messages quoted that are not
+// loaded are fetched.
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS } from '../model/kinds.js'
-import { loadNames } from './history.js'
+import { keysShown, loadNames, loadQuoted } from './history.js'
 import { parseReadState } from './readstate.js'
 
 /**
@@ -50,6 +51,13 @@ export function follow (hub, model, channelIds, { since, onevent = () => {}, onr
       if (ev.kind !== KIND.Profile && !model.names.known(ev.pubkey) && !asking.has(ev.pubkey)) {
         asking.add(ev.pubkey)
         loadNames(hub, model, [ev.pubkey]).then(() => onnames([ev.pubkey]), () => asking.delete(ev.pubkey))
+      }
+      const quoted = model.missingQuotes([ev], 1)[0]
+      if (quoted && !asking.has(quoted)) { // a live quote of a message not loaded: fetch it, then show it as names arriving do
+        asking.add(quoted)
+        loadQuoted(hub, model, [ev])
+          .then(got => loadNames(hub, model, keysShown(got)).then(() => onnames(keysShown(got))))
+          .catch(() => asking.delete(quoted))
       }
     }
   })

@@ -3,6 +3,7 @@
 // with their overlays (two hops by #e) and the names of the keys they show.
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS, CONTENT_KINDS, tagValue } from '../model/kinds.js'
 import { cleanName } from '../model/names.js'
+import { quoteOf } from '../model/quote.js'
 
 /** SECOND_MAX bounds how many rows of one second a page completes (spec/chat.md, "Paging"). */
 export const SECOND_MAX = 5000
@@ -54,12 +55,14 @@ export async function listChannels (hub, only) {
   return [...byID.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
 }
 
-/** keysShown are the authors and p-tagged keys of evs, sorted, each once. */
+/** keysShown are the authors, p-tagged keys and quoted authors of evs, sorted, each once. */
 export function keysShown (evs) {
   const out = new Set()
   for (const e of evs) {
     out.add(e.pubkey)
     for (const t of e.tags) if (t.length >= 2 && t[0] === 'p') out.add(t[1])
+    const q = quoteOf(e).author
+    if (q) out.add(q)
   }
   return [...out].sort()
 }
@@ -151,8 +154,25 @@ export async function loadPage (hub, model, channel, { limit = 100, until } = {}
   const p = await fetchPage(hub, channel, { limit, until })
   model.applyAll(p.events)
   const rows = p.events.slice(0, p.rows)
-  await loadNames(hub, model, keysShown(rows))
+  const quoted = await loadQuoted(hub, model, rows)
+  await loadNames(hub, model, keysShown([...rows, ...quoted]))
   return rows
+}
+
+/** MAX_QUOTED_FETCH bounds the quoted messages fetched for one page. */
+export const MAX_QUOTED_FETCH = 100
+
+/**
+ * loadQuoted fetches the messages the rows of evs quote that the model has
+ * not loaded (another channel's, an older page's) into it as what the
+ * quotes show (applyQuoted), as client.LoadQuoted. It returns them.
+ */
+export async function loadQuoted (hub, model, evs) {
+  const ids = model.missingQuotes(evs, MAX_QUOTED_FETCH)
+  if (!ids.length) return []
+  const got = await hub.query([{ ids, limit: ids.length }])
+  for (const ev of got) model.applyQuoted(ev)
+  return got
 }
 
 /**

@@ -6,6 +6,7 @@ import { insert, remove } from './sorted.js'
 import { Names } from './names.js'
 import { Live } from './live.js'
 import * as views from './views.js'
+import { quoteOf } from './quote.js'
 
 /** ChatModel is the chat state of one member (for a paired device: its owner). */
 export class ChatModel {
@@ -20,8 +21,31 @@ export class ChatModel {
     this.byTarget = new Map() // target id -> overlays
     this.gone = new Set() // ids deleted by 5 or 9005
     this.held = new Map() // id not loaded yet -> the signers of kind 5s naming it
+    this.quoted = new Map() // messages loaded only as what rows quote (applyQuoted), not rows
     this.names = new Names()
     this.live = new Live()
+  }
+
+  /**
+   * applyQuoted keeps a message rows quote without making it a row (another
+   * channel's, an older page's): the quotes naming it show its author and
+   * first line. A row of the same id takes its place.
+   */
+  applyQuoted (ev) {
+    if (!isRowKind(ev.kind) || !ev.id) return
+    this.quoted.set(ev.id, newRow(ev))
+  }
+
+  /** missingQuotes lists the messages the rows of evs quote that are loaded neither as rows nor by applyQuoted, each once, at most max. */
+  missingQuotes (evs, max) {
+    const out = []
+    for (const ev of evs) {
+      const r = this.rows.get(ev.id)
+      if (!r || !r.quote || this.rows.has(r.quote) || this.quoted.has(r.quote) || out.includes(r.quote)) continue
+      out.push(r.quote)
+      if (out.length === max) break
+    }
+    return out
   }
 
   /** setClock replaces the clock (ms) that presence and typing expire by. */
@@ -190,6 +214,9 @@ function newRow (ev) {
     mentions: (ev.tags || []).filter(t => t.length >= 2 && t[0] === 'p').map(t => t[1])
   }
   r.k = { t: r.own, id: r.id }
+  const q = ev.kind === KIND.SystemRow ? { id: '', author: '' } : quoteOf(ev)
+  r.quote = q.id
+  r.quoteAuthor = q.author
   const root = threadRoot(ev)
   if (root !== ev.id) {
     r.root = root

@@ -2,6 +2,7 @@
 // threads, paging cursors, unread counts and row text (mixed into ChatModel).
 import { KIND, isContentKind, threadContext } from './kinds.js'
 import { keyLess } from './sorted.js'
+import { dropRefs, quoteView } from './quote.js'
 
 // view is r as a person sees it (the row shape of spec/fixtures).
 function view (m, r) {
@@ -22,12 +23,15 @@ function view (m, r) {
     reactions: [],
     receipts: [],
     replies: 0,
-    last_reply: 0
+    last_reply: 0,
+    quote: null
   }
   if (m.gone.has(r.id)) {
     out.deleted = true
     out.text = ''
     out.mentions = []
+  } else {
+    out.quote = quoteView(m, r)
   }
   let edit = null
   const rxs = [] // {emoji, who, first} in first-seen order
@@ -200,9 +204,9 @@ const SYSTEM_WORDS = {
   member_left: (a, t) => `${t} left`
 }
 
-/** text is what a row says to a person: mentions as @name; a system row in words; '' for a tombstone. */
+/** text is what a row says to a person: mentions as @name, event references dropped (the quote shows its own); a system row in words; '' for a tombstone. */
 export function text (r) {
-  if (!r.system) return this.names.render(r.text, r.mentions)
+  if (!r.system) return this.names.render(dropRefs(r.text), r.mentions)
   let body
   try { body = JSON.parse(r.text) } catch { return r.text }
   const get = name => {

@@ -4,6 +4,7 @@
 import { h } from './dom.js';
 import { renderText } from './render.js';
 import { fullTime, hhmm } from './time.js';
+import { quoteLine } from '../model/index.js';
 
 /** QUICK_REACTIONS are the emojis the react button offers. */
 export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'];
@@ -14,7 +15,7 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  */
 export function signature(row, view) {
   return JSON.stringify([row.pending, row.attempt, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
-    view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned]);
+    view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned, view.quote]);
 }
 
 function reactionChips(row, ctx) {
@@ -91,6 +92,12 @@ export function messageNode(row, view, ctx) {
   const time = h('time', { datetime: new Date(row.created_at * 1000).toISOString(), title: fullTime(row.created_at) }, hhmm(row.created_at));
   node.append(h('span', { class: 'when', 'aria-hidden': 'true' }, hhmm(row.created_at)));
   node.append(h('div', { class: 'meta' }, h('span', { class: 'author' }, view.author), time));
+  if (view.quote) {
+    // the quoted message's author and first line, as text (never its bech32 reference)
+    node.append(h('div', { class: 'quote', 'data-testid': 'message-quote', 'data-quote-id': view.quote.id, title: quoteLine(view.quote) },
+      view.quote.name ? h('span', { class: 'quote-author' }, view.quote.name) : '', view.quote.name ? ' ' : '',
+      h('span', { class: 'quote-text' }, view.quote.text || '(message not loaded or deleted)')));
+  }
   const body = h('div', { class: 'body', 'data-testid': 'message-text' });
   if (row.deleted) body.append('(message deleted)');
   else body.append(renderText(view.text, { ...ctx, mentioned: new Set(view.mentioned.map((n) => n.toLowerCase())) }));

@@ -106,6 +106,7 @@ export class Timeline {
       mentionsMe: c.mentionsMe(row),
       inThread: !!opts.inThread,
       text: row.deleted ? '' : c.text(row),
+      quote: row.deleted || !row.quote ? null : row.quote,
       mentioned: (row.mentions || []).flatMap((pk) => c.handles(pk)),
     };
   }

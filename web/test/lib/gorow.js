@@ -2,7 +2,7 @@
 // one (the fixtures, hive read --json): empty omitempty fields left out.
 
 /** OMIT_EMPTY are the row fields client/chat marshals with omitempty. */
-export const OMIT_EMPTY = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'receipts', 'replies', 'last_reply']
+export const OMIT_EMPTY = ['system', 'edited', 'edited_at', 'deleted', 'root', 'reply_to', 'mentions', 'reactions', 'receipts', 'replies', 'last_reply', 'quote']
 
 function empty (v) { return v === false || v === '' || v === 0 || v == null || (Array.isArray(v) && v.length === 0) }
 
