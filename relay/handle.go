@@ -193,14 +193,17 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	r.subs.add(sub)
 
 	scope := r.readScope(c)
+	a := c.newAnswer()
 	for _, f := range filters {
-		if err := c.sendStored(sub, f, scope); err != nil {
-			c.reply(closedMsg(id, prefixed(err)))
+		if err := c.sendStored(sub, f, scope, a); err != nil {
+			a.frame(closedMsg(id, prefixed(err)))
+			a.done()
 			c.handleClose(id)
 			return
 		}
 	}
-	c.reply(eose(id))
+	a.frame(eose(id))
+	a.done()
 	if len(sub.filters) == 0 {
 		c.handleClose(id) // nothing to follow: the REQ ends at EOSE
 		return
@@ -220,13 +223,13 @@ const pageRows = 100
 // newest first, up to f's limit. Pages follow each other by created_at: the
 // next page asks for events up to the oldest created_at sent so far and skips
 // those already sent at that second.
-func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope) error {
+func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope, a *answer) error {
 	r := c.relay
 	if f.LimitZero {
 		return nil
 	}
 	if f.Search != "" {
-		return c.sendSearch(sub, f, scope)
+		return c.sendSearch(sub, f, scope, a)
 	}
 	def, max := r.store.Limits()
 	want := f.Limit
@@ -266,7 +269,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 			}
 			if r.canRead(c, st) && sub.claim(st.ID) {
 				r.metrics().EventOut(st.Kind)
-				c.reply(eventMsg(sub.prefix, st.Raw))
+				a.event(sub.prefix, st.Raw)
 			}
 		}
 		done()
@@ -279,7 +282,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 
 // sendSearch sends a search filter's results, ranked, in one read: ranking
 // comes before the limit, so the answer cannot be paged by created_at.
-func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope) error {
+func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope, a *answer) error {
 	done := c.startRead()
 	if done == nil {
 		return context.Canceled
@@ -292,7 +295,7 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope)
 	for i := range found {
 		if st := &found[i]; c.relay.canRead(c, st) && sub.claim(st.ID) {
 			c.relay.metrics().EventOut(st.Kind)
-			c.reply(eventMsg(sub.prefix, st.Raw))
+			a.event(sub.prefix, st.Raw)
 		}
 	}
 	return nil

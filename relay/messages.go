@@ -87,11 +87,6 @@ func authChallenge(ch string) []byte {
 	return text([]byte(`["AUTH",`), jsonString(ch), closeBracket)
 }
 
-// eventMsg renders ["EVENT",<sub>,<event>] from a pre-rendered prefix and event JSON.
-func eventMsg(prefix, evJSON []byte) []byte {
-	return text(prefix, evJSON, closeBracket)
-}
-
 func eventPrefix(subID string) []byte {
 	return append(append([]byte(`["EVENT",`), jsonString(subID)...), ',')
 }
