@@ -166,6 +166,15 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 		c.reply(closedMsg(id, msg))
 		return
 	}
+	named, msg, err := c.namedEvents(filters)
+	switch {
+	case err != nil:
+		c.reply(closedMsg(id, "error: checking the events you named: "+err.Error()))
+		return
+	case msg != "":
+		c.reply(closedMsg(id, msg))
+		return
+	}
 	// Search filters are answered from the log only (spec/protocol.md): the
 	// subscription listens with the others.
 	id = strings.Clone(id) // kept while the REQ is open: not a view of the whole message
@@ -194,8 +203,12 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 
 	scope := r.readScope(c)
 	a := c.newAnswer()
-	for _, f := range filters {
-		if err := c.sendStored(sub, f, scope, a); err != nil {
+	for i, f := range filters {
+		var ids []store.Stored
+		if named != nil {
+			ids = named[i]
+		}
+		if err := c.sendStored(sub, f, scope, ids, a); err != nil {
 			a.frame(closedMsg(id, prefixed(err)))
 			a.done()
 			c.handleClose(id)
@@ -223,13 +236,19 @@ const pageRows = 100
 // newest first, up to f's limit. Pages follow each other by created_at: the
 // next page asks for events up to the oldest created_at sent so far and skips
 // those already sent at that second.
-func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope, a *answer) error {
+// A filter that names ids is answered from named, its events as
+// namedEvents read them.
+func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope, named []store.Stored, a *answer) error {
 	r := c.relay
 	if f.LimitZero {
 		return nil
 	}
 	if f.Search != "" {
 		return c.sendSearch(sub, f, scope, a)
+	}
+	if len(f.IDs) > 0 {
+		c.idsAnswer(sub, f, named, a)
+		return nil
 	}
 	def, max := r.store.Limits()
 	want := f.Limit
@@ -303,6 +322,13 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope,
 
 func (c *Conn) handleCount(id string, filters []nostr.Filter) {
 	if msg := c.checkFilters(filters); msg != "" {
+		c.reply(closedMsg(id, msg))
+		return
+	}
+	if _, msg, err := c.namedEvents(filters); err != nil || msg != "" {
+		if err != nil {
+			msg = "error: checking the events you named: " + err.Error()
+		}
 		c.reply(closedMsg(id, msg))
 		return
 	}
