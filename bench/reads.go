@@ -140,7 +140,7 @@ var readQueries = []readQuery{
 		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9}, Limit: 50}
 	}},
 	// What a client asking for its mentions sends: messages and reactions.
-	{"#p kinds 9,7", `{"#p":[random mentioned pubkey],"kinds":[9,7],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+	{"#p mentions", `{"#p":[random mentioned pubkey],"kinds":[9,7],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9, 7}, Limit: 50}
 	}},
 	{"#p any kind", `{"#p":[random mentioned pubkey],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
