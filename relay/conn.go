@@ -123,6 +123,14 @@ func (c *Conn) Meta() any {
 	return c.meta
 }
 
+// Identity is PubKey and Meta under one lock: what a read rule judges a
+// connection by.
+func (c *Conn) Identity() (pubkey string, meta any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pubkey, c.meta
+}
+
 // Challenge is this connection's NIP-42 challenge.
 func (c *Conn) Challenge() string { return c.challenge }
 

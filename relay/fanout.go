@@ -121,13 +121,24 @@ func (r *Relay) deliver(ev *nostr.Event, w *sockWriter, shares chan<- fanShare, 
 // deliverTo sends live, rendered as body, to those of subs that may read it.
 // The read hooks only read live, so the goroutines sharing an event share it.
 func (r *Relay) deliverTo(live *store.Stored, body []byte, subs []*subscription, w *sockWriter) {
+	reads := r.audience(live)
+	sent := 0
 	for _, s := range subs {
-		if !r.canRead(s.conn, live) || !s.claim(live.ID) {
+		if !reads(s.conn) || !s.claim(live.ID) {
 			continue
 		}
-		r.metrics().EventOut(live.Kind)
+		sent++
 		s.conn.sendLive(w, outFrame{head: textHead(len(s.prefix)+len(body), s.prefix), body: body})
 	}
+	r.metrics().EventOut(live.Kind, sent)
+}
+
+// audience judges who may read live: Hooks.Audience's judge, else CanRead.
+func (r *Relay) audience(live *store.Stored) func(c *Conn) bool {
+	if r.Hooks.Audience != nil {
+		return r.Hooks.Audience(live)
+	}
+	return func(c *Conn) bool { return r.canRead(c, live) }
 }
 
 func (r *Relay) canRead(c *Conn, ev *store.Stored) bool {

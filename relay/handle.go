@@ -287,7 +287,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope,
 				break
 			}
 			if r.canRead(c, st) && sub.claim(st.ID) {
-				r.metrics().EventOut(st.Kind)
+				r.metrics().EventOut(st.Kind, 1)
 				a.event(sub.prefix, st.Raw)
 			}
 		}
@@ -313,7 +313,7 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope,
 	}
 	for i := range found {
 		if st := &found[i]; c.relay.canRead(c, st) && sub.claim(st.ID) {
-			c.relay.metrics().EventOut(st.Kind)
+			c.relay.metrics().EventOut(st.Kind, 1)
 			a.event(sub.prefix, st.Raw)
 		}
 	}

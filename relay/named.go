@@ -86,7 +86,7 @@ func (c *Conn) idsAnswer(sub *subscription, f nostr.Filter, named []store.Stored
 		}
 		want--
 		if sub.claim(st.ID) {
-			c.relay.metrics().EventOut(st.Kind)
+			c.relay.metrics().EventOut(st.Kind, 1)
 			a.event(sub.prefix, st.Raw)
 		}
 	}
