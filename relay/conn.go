@@ -52,6 +52,11 @@ type Conn struct {
 	dropping bool
 	subs     []*subscription // the open REQs, at most MaxSubscriptions: found by id in a scan
 
+	// The fan-out goroutine's: the round that last gave c frames, and where
+	// they are in it (fanjoin.go).
+	joinRound uint64
+	joinSlot  int
+
 	// Before AUTH (see budget.go).
 	slot      bool        // holds an unauthenticated-connection slot; guarded by mu
 	authTimer *time.Timer // closes the connection at AuthTimeout

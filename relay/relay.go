@@ -176,8 +176,12 @@ type Relay struct {
 	subs     *subIndex
 	fanout   chan fanItem
 	matched  []*subscription // the fan-out goroutine's, reused from event to event
-	writers  writerPool
-	readers  sync.Pool // *bufio.Reader of ReadBufferBytes, lent to reading connections
+	// the fan-out goroutine's too, for rounds of several events (fanjoin.go)
+	joined    []*nostr.Event
+	groups    []connFrames
+	joinRound uint64
+	writers   writerPool
+	readers   sync.Pool // *bufio.Reader of ReadBufferBytes, lent to reading connections
 
 	mu      sync.Mutex
 	conns   map[*Conn]struct{}

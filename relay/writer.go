@@ -129,16 +129,47 @@ func (c *Conn) sendLive(w *sockWriter, f outFrame) {
 	}
 	c.writing = true // the socket's write side is this goroutine's
 	c.mu.Unlock()
-	c.writeOwned(w, f)
+	c.writeOwned(w, net.Buffers{f.head, f.body}, size)
 }
 
-// writeOwned writes f with w once the caller has taken the socket's write
-// side (c.writing, set with nothing queued), without waiting: what the socket
-// does not take goes to writeSlow, which then owns f. It reports whether the
-// socket took all of f, so the caller may reuse its memory.
-func (c *Conn) writeOwned(w *sockWriter, f outFrame) bool {
-	size := f.size()
-	bufs := net.Buffers{f.head, f.body}
+// sendLiveFrames is sendLive for several events to c at once, in order:
+// one write for all of them when the socket is free.
+func (c *Conn) sendLiveFrames(w *sockWriter, fs []outFrame) {
+	if len(fs) == 1 {
+		c.sendLive(w, fs[0])
+		return
+	}
+	size := 0
+	for _, f := range fs {
+		size += f.size()
+	}
+	c.mu.Lock()
+	if !c.admitLive(size) {
+		c.mu.Unlock()
+		return
+	}
+	if c.writing || len(c.out) > 0 || c.sock == nil {
+		for _, f := range fs {
+			c.enqueue(f)
+		}
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true // the socket's write side is this goroutine's
+	c.mu.Unlock()
+	bufs := make(net.Buffers, 0, 2*len(fs))
+	for _, f := range fs {
+		bufs = append(bufs, f.head, f.body)
+	}
+	c.writeOwned(w, bufs, size)
+}
+
+// writeOwned writes bufs (size bytes) with w once the caller has taken the
+// socket's write side (c.writing, set with nothing queued), without
+// waiting: what the socket does not take goes to writeSlow, which then owns
+// bufs. It reports whether the socket took all of it, so the caller may
+// reuse its memory.
+func (c *Conn) writeOwned(w *sockWriter, bufs net.Buffers, size int) bool {
 	n, err := w.write(c.sock, bufs)
 	switch {
 	case err != nil:
@@ -210,7 +241,7 @@ func (c *Conn) replyOwned(f []byte) bool {
 	c.mu.Unlock()
 	w := sockWriters.Get().(*sockWriter)
 	defer sockWriters.Put(w)
-	return c.writeOwned(w, outFrame{head: f})
+	return c.writeOwned(w, net.Buffers{f}, len(f))
 }
 
 // sendControl queues a control frame (ping, pong) past any cap.
