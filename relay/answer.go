@@ -10,6 +10,8 @@ import "sync"
 type answer struct {
 	c   *Conn
 	buf []byte
+	// counted: events of kind sent and not yet counted (Metrics.EventOut)
+	kind, counted int
 }
 
 // answerFlush is how many bytes an answer gathers before it sends them: a
@@ -25,8 +27,13 @@ func (c *Conn) newAnswer() *answer {
 }
 
 // event adds ["EVENT",<sub>,<event>] from the subscription's rendered
-// prefix and the event's JSON.
-func (a *answer) event(prefix, evJSON []byte) {
+// prefix and the JSON of an event of kind.
+func (a *answer) event(prefix, evJSON []byte, kind int) {
+	if a.counted > 0 && kind != a.kind {
+		a.count()
+	}
+	a.kind = kind
+	a.counted++
 	n := len(prefix) + len(evJSON) + len(closeBracket)
 	a.buf = appendHeader(a.buf, opText, n)
 	a.buf = append(append(append(a.buf, prefix...), evJSON...), closeBracket...)
@@ -50,9 +57,18 @@ func (a *answer) flush() {
 	}
 }
 
-// done sends what is left and gives the buffer back.
+// count hands the events counted so far to the metrics.
+func (a *answer) count() {
+	a.c.relay.metrics().EventOut(a.kind, a.counted)
+	a.counted = 0
+}
+
+// done sends what is left, counts it and gives the buffer back.
 func (a *answer) done() {
 	a.flush()
+	if a.counted > 0 {
+		a.count()
+	}
 	if cap(a.buf) > 0 && cap(a.buf) <= 4*answerFlush {
 		b := a.buf[:0]
 		answerBufs.Put(&b)

@@ -27,6 +27,7 @@ type connFrames struct {
 func (r *Relay) deliverJoined(evs []*nostr.Event, w *sockWriter, shares chan<- fanShare, done <-chan struct{}) bool {
 	r.joinRound++
 	groups := r.groups[:0]
+	var heads headArena
 	for _, ev := range evs {
 		matched := r.match(ev)
 		if len(matched) > 0 {
@@ -50,7 +51,7 @@ func (r *Relay) deliverJoined(evs []*nostr.Event, w *sockWriter, shares chan<- f
 					}
 				}
 				g := &groups[c.joinSlot]
-				g.frames = append(g.frames, outFrame{head: textHead(len(s.prefix)+len(body), s.prefix), body: body})
+				g.frames = append(g.frames, outFrame{head: heads.textHead(len(s.prefix)+len(body), s.prefix), body: body})
 			}
 			r.metrics().EventOut(live.Kind, sent)
 		}

@@ -168,12 +168,13 @@ func (r *Relay) share(n int, w *sockWriter, shares chan<- fanShare, done <-chan 
 func (r *Relay) deliverTo(live *store.Stored, body []byte, subs []*subscription, w *sockWriter) {
 	reads := r.audience(live)
 	sent := 0
+	var heads headArena
 	for _, s := range subs {
 		if !reads(s.conn) || !s.claim(live.ID) {
 			continue
 		}
 		sent++
-		s.conn.sendLive(w, outFrame{head: textHead(len(s.prefix)+len(body), s.prefix), body: body})
+		s.conn.sendLive(w, outFrame{head: heads.textHead(len(s.prefix)+len(body), s.prefix), body: body})
 	}
 	r.metrics().EventOut(live.Kind, sent)
 }

@@ -287,8 +287,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope,
 				break
 			}
 			if r.canRead(c, st) && sub.claim(st.ID) {
-				r.metrics().EventOut(st.Kind, 1)
-				a.event(sub.prefix, st.Raw)
+				a.event(sub.prefix, st.Raw, st.Kind)
 			}
 		}
 		done()
@@ -313,8 +312,7 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope,
 	}
 	for i := range found {
 		if st := &found[i]; c.relay.canRead(c, st) && sub.claim(st.ID) {
-			c.relay.metrics().EventOut(st.Kind, 1)
-			a.event(sub.prefix, st.Raw)
+			a.event(sub.prefix, st.Raw, st.Kind)
 		}
 	}
 	return nil

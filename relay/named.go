@@ -86,8 +86,7 @@ func (c *Conn) idsAnswer(sub *subscription, f nostr.Filter, named []store.Stored
 		}
 		want--
 		if sub.claim(st.ID) {
-			c.relay.metrics().EventOut(st.Kind, 1)
-			a.event(sub.prefix, st.Raw)
+			a.event(sub.prefix, st.Raw, st.Kind)
 		}
 	}
 }
