@@ -12,10 +12,21 @@ func TestReadGoalsNameQueries(t *testing.T) {
 	for _, rq := range readQueries {
 		names[rq.name] = true
 	}
-	for name := range goals().readP99 {
-		if !names[name] {
-			t.Errorf("read target for %q, which no read query is called", name)
+	for _, m := range []map[string]goal{goals().readP50, goals().readP99} {
+		for name := range m {
+			if !names[name] {
+				t.Errorf("read target for %q, which no read query is called", name)
+			}
 		}
+	}
+	// issue 35's: p50 ≤ 0.5 ms for every query but search, ids p99 ≤ 0.5 ms
+	for _, rq := range readQueries {
+		if g := goals().readP50[rq.name]; !strings.HasPrefix(rq.name, "search") && g.text != "≤ 500 µs" {
+			t.Errorf("%s p50 target %q, want ≤ 500 µs", rq.name, g.text)
+		}
+	}
+	if g := goals().readP99["ids"]; g.text != "≤ 500 µs" {
+		t.Errorf("ids p99 target %q, want ≤ 500 µs", g.text)
 	}
 	// issue 19's: #h history, #p, authors, kind-less #e and #p
 	for _, name := range []string{"history", "#p", "authors", "#e any kind", "#p any kind"} {

@@ -50,6 +50,7 @@ type config struct {
 	idleConns      int
 	targets        string
 	workloads      string
+	queries        string
 	hiveSrc        string
 	hiveBin        string
 	hivePprof      string
@@ -101,6 +102,7 @@ func main() {
 	flag.IntVar(&c.idleConns, "idle-conns", 4000, "idle connections, each with one open REQ")
 	flag.StringVar(&c.targets, "targets", "hive,peer", "servers to run")
 	flag.StringVar(&c.workloads, "workloads", strings.Join(workloadOrder, ","), "workloads to run (fanout-cross needs -hive-instances 2 or more)")
+	flag.StringVar(&c.queries, "queries", "", "read queries to run, by name (history,#e,...; default all)")
 	flag.StringVar(&c.hiveSrc, "hive-src", "..", "hive's main module (built with go build ./cmd/hive)")
 	flag.StringVar(&c.hiveBin, "hive-bin", "", "use this hive binary instead of building one")
 	flag.StringVar(&c.hivePprof, "hive-pprof", "", "pass --pprof ADDR to hive serve (the first instance)")

@@ -139,6 +139,10 @@ var readQueries = []readQuery{
 	{"#p", `{"#p":[random mentioned pubkey],"kinds":[9],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9}, Limit: 50}
 	}},
+	// What a client asking for its mentions sends: messages and reactions.
+	{"#p mentions", `{"#p":[random mentioned pubkey],"kinds":[9,7],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
+		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Kinds: []int{9, 7}, Limit: 50}
+	}},
 	{"#p any kind", `{"#p":[random mentioned pubkey],"limit":50}`, func(m *corpusMeta, r *rand.Rand, _ func() *nostr.Timestamp) nostr.Filter {
 		return nostr.Filter{Tags: nostr.TagMap{"p": {m.Mentions[r.IntN(len(m.Mentions))]}}, Limit: 50}
 	}},
@@ -163,6 +167,7 @@ var readQueries = []readQuery{
 type querySizes struct {
 	history, lookups int
 	budget           time.Duration
+	only             map[string]bool // query names to run; nil: all
 }
 
 // runReads runs every read query kind in turn, with one connection per server of the target.
@@ -195,6 +200,9 @@ func runReads(ctx context.Context, tg *target, m *corpusMeta, qs querySizes) ([]
 	}
 	var qsList []q
 	for _, rq := range readQueries {
+		if qs.only != nil && !qs.only[rq.name] {
+			continue
+		}
 		n := qs.lookups
 		if rq.name == "history" {
 			n = qs.history
@@ -203,12 +211,24 @@ func runReads(ctx context.Context, tg *target, m *corpusMeta, qs querySizes) ([]
 	}
 	for _, x := range qsList {
 		logf("%s: %s queries (up to %d, budget %s)", tg.name, x.name, x.n, qs.budget)
+		cpu0 := tg.cpu()
 		res, err := runQueries(ctx, conns, x.name, x.n, 10, 5, qs.budget, x.mk)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", x.name, err)
 		}
-		logf("%s: %s: n=%d p50=%s p99=%s returned=%d wrong=%d closed=%d %s", tg.name, x.name, res.N, fmtDur(res.P50), fmtDur(res.P99), res.Returned, res.Wrong, res.Closed, res.Reason)
+		// The server's CPU per REQ (the 5 warm-up REQs included) is steadier
+		// than latency while other processes share the cores.
+		perReq := (tg.cpu() - cpu0) / time.Duration(max(1, res.N+res.Closed+5))
+		logf("%s: %s: n=%d p50=%s p99=%s returned=%d wrong=%d closed=%d server CPU/REQ=%s %s", tg.name, x.name, res.N, fmtDur(res.P50), fmtDur(res.P99), res.Returned, res.Wrong, res.Closed, perReq, res.Reason)
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// onlyQueries is the -queries set, nil for all.
+func (c *config) onlyQueries() map[string]bool {
+	if c.queries == "" {
+		return nil
+	}
+	return set(c.queries)
 }

@@ -81,7 +81,7 @@ func renderTable(c *config, res *results) string {
 		q := func(f func(*queryResult) cell) func(*serverResult) cell {
 			return of(func(r *serverResult) *queryResult { return r.Queries[rq.name] }, f)
 		}
-		t.add(label, "REQ→EOSE p50", q(func(x *queryResult) cell { return durCell(x.P50) }), goal{}, true)
+		t.add(label, "REQ→EOSE p50", q(func(x *queryResult) cell { return durCell(x.P50) }), gl.readP50[rq.name], true)
 		t.add("", "REQ→EOSE p99", q(func(x *queryResult) cell { return durCell(x.P99) }), gl.readP99[rq.name], true)
 		t.add("", "events not matching filter", q(func(x *queryResult) cell {
 			if x.N == 0 {

@@ -136,7 +136,7 @@ func runServer(ctx context.Context, c *config, t *target, r *serverResult, corpu
 	}
 	step("reads", func() error {
 		gc := t.startGCShare()
-		qs, err := runReads(ctx, t, meta, querySizes{history: c.history, lookups: c.lookups, budget: c.queryBudget})
+		qs, err := runReads(ctx, t, meta, querySizes{history: c.history, lookups: c.lookups, budget: c.queryBudget, only: c.onlyQueries()})
 		r.Queries = map[string]*queryResult{}
 		for _, q := range qs {
 			r.Queries[q.Name] = q

@@ -127,6 +127,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.RejectEvent = append(h.Relay.Hooks.RejectEvent, h.rejectEvent)
 	h.Relay.Hooks.RejectFilter = append(h.Relay.Hooks.RejectFilter, h.rejectFilter)
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
+	h.Relay.Hooks.Audience = h.audience
 	h.Relay.Hooks.ReadScope = h.readScope
 	h.Relay.Hooks.Describe = h.describe
 	h.kicks.start(h.Relay)

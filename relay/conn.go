@@ -52,6 +52,11 @@ type Conn struct {
 	dropping bool
 	subs     []*subscription // the open REQs, at most MaxSubscriptions: found by id in a scan
 
+	// The fan-out goroutine's: the round that last gave c frames, and where
+	// they are in it (fanjoin.go).
+	joinRound uint64
+	joinSlot  int
+
 	// Before AUTH (see budget.go).
 	slot      bool        // holds an unauthenticated-connection slot; guarded by mu
 	authTimer *time.Timer // closes the connection at AuthTimeout
@@ -121,6 +126,14 @@ func (c *Conn) Meta() any {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.meta
+}
+
+// Identity is PubKey and Meta under one lock: what a read rule judges a
+// connection by.
+func (c *Conn) Identity() (pubkey string, meta any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pubkey, c.meta
 }
 
 // Challenge is this connection's NIP-42 challenge.

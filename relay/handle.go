@@ -166,6 +166,15 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 		c.reply(closedMsg(id, msg))
 		return
 	}
+	named, msg, err := c.namedEvents(filters)
+	switch {
+	case err != nil:
+		c.reply(closedMsg(id, "error: checking the events you named: "+err.Error()))
+		return
+	case msg != "":
+		c.reply(closedMsg(id, msg))
+		return
+	}
 	// Search filters are answered from the log only (spec/protocol.md): the
 	// subscription listens with the others.
 	id = strings.Clone(id) // kept while the REQ is open: not a view of the whole message
@@ -193,14 +202,21 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	r.subs.add(sub)
 
 	scope := r.readScope(c)
-	for _, f := range filters {
-		if err := c.sendStored(sub, f, scope); err != nil {
-			c.reply(closedMsg(id, prefixed(err)))
+	a := c.newAnswer()
+	for i, f := range filters {
+		var ids []store.Stored
+		if named != nil {
+			ids = named[i]
+		}
+		if err := c.sendStored(sub, f, scope, ids, a); err != nil {
+			a.frame(closedMsg(id, prefixed(err)))
+			a.done()
 			c.handleClose(id)
 			return
 		}
 	}
-	c.reply(eose(id))
+	a.frame(eose(id))
+	a.done()
 	if len(sub.filters) == 0 {
 		c.handleClose(id) // nothing to follow: the REQ ends at EOSE
 		return
@@ -220,13 +236,19 @@ const pageRows = 100
 // newest first, up to f's limit. Pages follow each other by created_at: the
 // next page asks for events up to the oldest created_at sent so far and skips
 // those already sent at that second.
-func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope) error {
+// A filter that names ids is answered from named, its events as
+// namedEvents read them.
+func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope, named []store.Stored, a *answer) error {
 	r := c.relay
 	if f.LimitZero {
 		return nil
 	}
 	if f.Search != "" {
-		return c.sendSearch(sub, f, scope)
+		return c.sendSearch(sub, f, scope, a)
+	}
+	if len(f.IDs) > 0 {
+		c.idsAnswer(sub, f, named, a)
+		return nil
 	}
 	def, max := r.store.Limits()
 	want := f.Limit
@@ -265,8 +287,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 				break
 			}
 			if r.canRead(c, st) && sub.claim(st.ID) {
-				r.metrics().EventOut(st.Kind)
-				c.reply(eventMsg(sub.prefix, st.Raw))
+				a.event(sub.prefix, st.Raw, st.Kind)
 			}
 		}
 		done()
@@ -279,7 +300,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope)
 
 // sendSearch sends a search filter's results, ranked, in one read: ranking
 // comes before the limit, so the answer cannot be paged by created_at.
-func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope) error {
+func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope, a *answer) error {
 	done := c.startRead()
 	if done == nil {
 		return context.Canceled
@@ -291,8 +312,7 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope)
 	}
 	for i := range found {
 		if st := &found[i]; c.relay.canRead(c, st) && sub.claim(st.ID) {
-			c.relay.metrics().EventOut(st.Kind)
-			c.reply(eventMsg(sub.prefix, st.Raw))
+			a.event(sub.prefix, st.Raw, st.Kind)
 		}
 	}
 	return nil
@@ -300,6 +320,13 @@ func (c *Conn) sendSearch(sub *subscription, f nostr.Filter, scope *store.Scope)
 
 func (c *Conn) handleCount(id string, filters []nostr.Filter) {
 	if msg := c.checkFilters(filters); msg != "" {
+		c.reply(closedMsg(id, msg))
+		return
+	}
+	if _, msg, err := c.namedEvents(filters); err != nil || msg != "" {
+		if err != nil {
+			msg = "error: checking the events you named: " + err.Error()
+		}
 		c.reply(closedMsg(id, msg))
 		return
 	}

@@ -198,26 +198,40 @@ func TestLiveSharedFanout(t *testing.T) {
 		conns[i], _ = authed(t, url, sk)
 		subscribeLive(t, conns[i])
 	}
-	errs := make([]error, subs)
+	wait := readAll(conns, func(_ int, ws *websocket.Conn) error {
+		got, err := readNumbered(ws, n)
+		if err == nil {
+			err = inOrder(got, n)
+		}
+		return err
+	})
+	pub, _ := authed(t, url, sk)
+	publishN(t, pub, sk, n, 100)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readAll runs read on every connection at once; wait returns the first
+// connection's error, once all are done.
+func readAll(conns []*websocket.Conn, read func(i int, ws *websocket.Conn) error) (wait func() error) {
+	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
 	for i, ws := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := readNumbered(ws, n)
-			if err == nil {
-				err = inOrder(got, n)
-			}
-			errs[i] = err
+			errs[i] = read(i, ws)
 		}()
 	}
-	pub, _ := authed(t, url, sk)
-	publishN(t, pub, sk, n, 100)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("subscriber %d: %v", i, err)
+	return func() error {
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return fmt.Errorf("connection %d: %w", i, err)
+			}
 		}
+		return nil
 	}
 }
 

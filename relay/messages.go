@@ -50,13 +50,23 @@ func appendHeader(b []byte, op byte, n int) []byte {
 	}
 }
 
-// textHead renders the start of a text frame with an n-byte payload that
-// begins with prefix: the rest of the payload is sent after it as is.
-func textHead(n int, prefix []byte) []byte {
-	return append(appendHeader(make([]byte, 0, 10+len(prefix)), opText, n), prefix...)
-}
-
 func text(parts ...[]byte) []byte { return frame(opText, parts...) }
+
+// headArena renders the starts of text frames (header and prefix) of an
+// n-byte payload that begins with prefix, the rest of the payload sent after
+// it as is: the fan-out's heads of one event's frames, in a few shared chunks
+// instead of one allocation each. A chunk stays alive while a queued frame
+// still points into it.
+type headArena struct{ buf []byte }
+
+func (a *headArena) textHead(n int, prefix []byte) []byte {
+	if need := 10 + len(prefix); cap(a.buf)-len(a.buf) < need {
+		a.buf = make([]byte, 0, max(4<<10, need))
+	}
+	start := len(a.buf)
+	a.buf = append(appendHeader(a.buf, opText, n), prefix...)
+	return a.buf[start:len(a.buf):len(a.buf)]
+}
 
 var (
 	closeBracket = []byte("]")
@@ -85,11 +95,6 @@ func countMsg(subID string, n int64) []byte {
 
 func authChallenge(ch string) []byte {
 	return text([]byte(`["AUTH",`), jsonString(ch), closeBracket)
-}
-
-// eventMsg renders ["EVENT",<sub>,<event>] from a pre-rendered prefix and event JSON.
-func eventMsg(prefix, evJSON []byte) []byte {
-	return text(prefix, evJSON, closeBracket)
 }
 
 func eventPrefix(subID string) []byte {

@@ -12,8 +12,8 @@ import (
 type Metrics interface {
 	// EventIn counts an EVENT received from a client.
 	EventIn(kind int)
-	// EventOut counts an event sent to a subscriber (stored or live).
-	EventOut(kind int)
+	// EventOut counts n events of a kind sent to subscribers (stored or live).
+	EventOut(kind, n int)
 	// OK records the answer to an EVENT: accepted or the refusal, and the
 	// time from receipt to the OK being queued.
 	OK(kind int, accepted bool, reason string, took time.Duration)
@@ -26,7 +26,7 @@ type Metrics interface {
 type noMetrics struct{}
 
 func (noMetrics) EventIn(int)                         {}
-func (noMetrics) EventOut(int)                        {}
+func (noMetrics) EventOut(int, int)                   {}
 func (noMetrics) OK(int, bool, string, time.Duration) {}
 func (noMetrics) SlowConsumer()                       {}
 func (noMetrics) Kicked(string, int)                  {}

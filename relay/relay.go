@@ -138,6 +138,12 @@ type Hooks struct {
 	// (ev.Event is nil; ev.Tagged decodes one when the rule needs its tags),
 	// a live event is (store.Live).
 	CanRead []func(c *Conn, ev *store.Stored) bool
+	// Audience, when set, is CanRead for one live event and many
+	// subscribers: called once per event (per goroutine delivering it), it
+	// returns the judge of each subscriber's connection, which must answer
+	// as CanRead does; it lets the rule find the event's part once. Unset,
+	// the fan-out asks CanRead for every subscriber.
+	Audience func(ev *store.Stored) func(c *Conn) bool
 	// ReadScope narrows c's stored reads (REQ and COUNT) inside the query, so
 	// limits and counts cover readable events only; nil reads everything.
 	// CanRead still checks every row it returns.
@@ -173,8 +179,12 @@ type Relay struct {
 	subs     *subIndex
 	fanout   chan fanItem
 	matched  []*subscription // the fan-out goroutine's, reused from event to event
-	writers  writerPool
-	readers  sync.Pool // *bufio.Reader of ReadBufferBytes, lent to reading connections
+	// the fan-out goroutine's too, for rounds of several events (fanjoin.go)
+	joined    []*nostr.Event
+	groups    []connFrames
+	joinRound uint64
+	writers   writerPool
+	readers   sync.Pool // *bufio.Reader of ReadBufferBytes, lent to reading connections
 
 	mu      sync.Mutex
 	conns   map[*Conn]struct{}

@@ -41,6 +41,10 @@ type outFrame struct{ head, body []byte }
 
 func (f outFrame) size() int { return len(f.head) + len(f.body) }
 
+// sockWriters lend writers to the connections' workers, which write their
+// own answers (replyOwned).
+var sockWriters = sync.Pool{New: func() any { return newSockWriter() }}
+
 // writerPool hands connections with queued frames to its goroutines.
 type writerPool struct {
 	mu    sync.Mutex
@@ -125,18 +129,60 @@ func (c *Conn) sendLive(w *sockWriter, f outFrame) {
 	}
 	c.writing = true // the socket's write side is this goroutine's
 	c.mu.Unlock()
-	bufs := net.Buffers{f.head, f.body}
+	c.writeOwned(w, net.Buffers{f.head, f.body}, size)
+}
+
+// sendLiveFrames is sendLive for several events to c at once, in order:
+// one write for all of them when the socket is free.
+func (c *Conn) sendLiveFrames(w *sockWriter, fs []outFrame) {
+	if len(fs) == 1 {
+		c.sendLive(w, fs[0])
+		return
+	}
+	size := 0
+	for _, f := range fs {
+		size += f.size()
+	}
+	c.mu.Lock()
+	if !c.admitLive(size) {
+		c.mu.Unlock()
+		return
+	}
+	if c.writing || len(c.out) > 0 || c.sock == nil {
+		for _, f := range fs {
+			c.enqueue(f)
+		}
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true // the socket's write side is this goroutine's
+	c.mu.Unlock()
+	bufs := make(net.Buffers, 0, 2*len(fs))
+	for _, f := range fs {
+		bufs = append(bufs, f.head, f.body)
+	}
+	c.writeOwned(w, bufs, size)
+}
+
+// writeOwned writes bufs (size bytes) with w once the caller has taken the
+// socket's write side (c.writing, set with nothing queued), without
+// waiting: what the socket does not take goes to writeSlow, which then owns
+// bufs. It reports whether the socket took all of it, so the caller may
+// reuse its memory.
+func (c *Conn) writeOwned(w *sockWriter, bufs net.Buffers, size int) bool {
 	n, err := w.write(c.sock, bufs)
 	switch {
 	case err != nil:
 		go c.shutdown("") // not inline: closing writes a close frame, with a deadline
+		return false
 	case n == size:
 		c.release()
+		return true
 	default:
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
-			return
+			return false
 		}
 		c.outBytes += size - n
 		c.member.add(size - n)
@@ -145,6 +191,7 @@ func (c *Conn) sendLive(w *sockWriter, f outFrame) {
 		c.mu.Unlock()
 		advance(&bufs, n)
 		go c.writeSlow(bufs)
+		return false
 	}
 }
 
@@ -167,18 +214,34 @@ func (c *Conn) admitLive(size int) bool {
 	return true
 }
 
-// reply queues a frame, first waiting while the queue holds MaxOutboundBytes:
+// reply sends a frame, first waiting while the queue holds MaxOutboundBytes:
 // for the connection's own answers, sent from its worker.
-func (c *Conn) reply(f []byte) {
+func (c *Conn) reply(f []byte) { c.replyOwned(f) }
+
+// replyOwned is reply that writes f at once from the calling goroutine when
+// nothing is queued on c or being written (no hand-off to a pool writer),
+// and reports whether f's memory is the caller's again: the socket took all
+// of it, or the connection is closed.
+func (c *Conn) replyOwned(f []byte) bool {
 	c.waitMemberRoom(len(f))
 	c.mu.Lock()
 	for !c.closed && c.outBytes > 0 && c.outBytes+len(f) > c.relay.cfg.MaxOutboundBytes {
 		c.room.Wait()
 	}
-	if !c.closed {
+	switch {
+	case c.closed:
+		c.mu.Unlock()
+		return true
+	case c.writing || len(c.out) > 0 || c.sock == nil:
 		c.enqueue(outFrame{head: f})
+		c.mu.Unlock()
+		return false
 	}
+	c.writing = true // the socket's write side is this goroutine's
 	c.mu.Unlock()
+	w := sockWriters.Get().(*sockWriter)
+	defer sockWriters.Put(w)
+	return c.writeOwned(w, net.Buffers{f}, len(f))
 }
 
 // sendControl queues a control frame (ping, pong) past any cap.

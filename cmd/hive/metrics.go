@@ -89,9 +89,13 @@ func prefixLabel(msg string) string {
 	return p
 }
 
-func (m *hubMetrics) EventIn(kind int)  { m.eventsIn.WithLabelValues(kindLabels(kind)).Inc() }
-func (m *hubMetrics) EventOut(kind int) { m.eventsOut.WithLabelValues(kindLabels(kind)).Inc() }
-func (m *hubMetrics) SlowConsumer()     { m.slow.Inc() }
+func (m *hubMetrics) EventIn(kind int) { m.eventsIn.WithLabelValues(kindLabels(kind)).Inc() }
+func (m *hubMetrics) EventOut(kind, n int) {
+	if n > 0 {
+		m.eventsOut.WithLabelValues(kindLabels(kind)).Add(float64(n))
+	}
+}
+func (m *hubMetrics) SlowConsumer() { m.slow.Inc() }
 func (m *hubMetrics) Kicked(reason string, n int) {
 	m.kicks.WithLabelValues(prefixLabel(reason)).Add(float64(n))
 }
