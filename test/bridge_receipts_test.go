@@ -193,10 +193,12 @@ func TestBridgeStatusInWhoAndAgentList(t *testing.T) {
 	e := newBridgeEnv(t)
 	// ops is filled a second at a time: a roster changed three times in one
 	// second can leave hive who without the agent (issue 17's open flake).
+	// (each add is dated a second after the one before)
 	createChannel(t, e.a, e.alice, "ops", "private")
+	at := nostr.Now()
 	for _, k := range []key{e.bob, e.agent} {
-		time.Sleep(1100 * time.Millisecond)
-		e.a.must(e.alice.sign(t, 9000, "", nostr.Tag{"h", "ops"}, nostr.Tag{"p", k.pk}))
+		at++
+		e.a.must(e.alice.signAt(t, at, 9000, "", nostr.Tag{"h", "ops"}, nostr.Tag{"p", k.pk}))
 	}
 	e.scripted(t)
 	b := e.start(t)

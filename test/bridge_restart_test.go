@@ -26,8 +26,16 @@ func TestBridgeKill9ThenLiveMentions(t *testing.T) {
 	b := e.start(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	fw := e.watchFrames(t)
 	inFlight := e.mention(t, e.a, e.alice, "room", "[[slow:3s]] slow one")
-	e.waitWorking(t, e.agent.pk, inFlight.ID, b)
+	fw.until(20*time.Second, func(f observer.Frame) bool { // the prompt is at the agent
+		return f.Turn == inFlight.ID && method(f) == "session/prompt"
+	})
+	// bare sleep: the kill lands a second into the 3 s turn, as the scenario
+	// says; the scripted agent shows nothing mid-sleep to wait for. (Killed at
+	// once after the prompt, the caught-up batch went unanswered for 30 s in
+	// 4 of 7 runs: an open question for the bridge.)
+	time.Sleep(time.Second)
 	b.kill9()
 	down := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
 	b2 := e.start(t)
@@ -36,9 +44,8 @@ func TestBridgeKill9ThenLiveMentions(t *testing.T) {
 		t.Fatalf("the reply after the restart %q %v does not answer both mentions", r.Content, r.Tags)
 	}
 	for i, text := range []string{"live one", "live two"} {
-		time.Sleep(time.Second)
-		m := e.mention(t, e.a, e.alice, "room", text)
-		if r := e.waitReply(t, "room", m.ID, 30*time.Second, b2); r.Content != "heard 1: "+text {
+		m := e.mentionAt(t, e.a, e.alice, max(r.CreatedAt+1, nostr.Now()), "room", text) // a second after the last reply
+		if r = e.waitReply(t, "room", m.ID, 30*time.Second, b2); r.Content != "heard 1: "+text {
 			t.Fatalf("live mention %d: reply %q", i+1, r.Content)
 		}
 	}

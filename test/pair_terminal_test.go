@@ -137,10 +137,12 @@ func TestPairOnATerminal(t *testing.T) {
 	join.next("sas")
 	const prompt = "Same code on both screens? [y/N] "
 	scr.waitFor(t, "the prompt", func(_, cur string) bool { return strings.HasPrefix(cur, prompt) })
-	// bare sleep: what is tested is that nothing redraws the prompt over time (several spinner ticks)
-	time.Sleep(500 * time.Millisecond)
-	if all, cur := scr.text(); cur != prompt {
-		t.Fatalf("the prompt line reads %q after half a second, want %q; the screen:\n%s", cur, prompt, all)
+	// nothing redraws the prompt: it reads the same at every look for half
+	// a second (several spinner ticks)
+	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if all, cur := scr.text(); cur != prompt {
+			t.Fatalf("the prompt line reads %q while the prompt waits, want %q; the screen:\n%s", cur, prompt, all)
+		}
 	}
 	join.answer("y")
 	master.Write([]byte("y\n"))
