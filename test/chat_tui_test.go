@@ -1,7 +1,6 @@
 package test
 
 import (
-	"context"
 	"os"
 	"regexp"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
@@ -193,40 +191,4 @@ func TestChatTUISigtermRestoresTerminal(t *testing.T) {
 	if alt := strings.TrimSpace(alice.tmux("display-message", "-p", "-t", "chat", "#{alternate_on}")); alt != "0" {
 		t.Fatalf("after SIGTERM the terminal is still in the alternate screen (%s)", alt)
 	}
-}
-
-// A chat that starts after another learns that the other is online:
-// presence is ephemeral, so the newcomer never sees the first chat's
-// earlier presence, only the answer the first chat gives to its own.
-func TestChatTUILearnsWhoWasOnlineFirst(t *testing.T) {
-	w := newChatWorld(t)
-	watch := w.client(t, "alice")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	sub, err := watch.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.Presence}, Limit: 0, LimitZero: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
-	<-sub.EOSE()
-	online := func(who string) {
-		t.Helper()
-		pk, _ := identity.ParsePublicKey(w.npub[who])
-		for {
-			select {
-			case ev := <-sub.Events():
-				if ev.PubKey == pk && ev.Content == "online" {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatalf("no online presence from %s's chat", who)
-			}
-		}
-	}
-	bob := startChat(t, w.c.home, 80, 24, "general", "--profile", "bob")
-	online("bob") // bob's live feed is up, before alice's chat exists
-	alice := startChat(t, w.c.home, 80, 24, "general", "--profile", "alice")
-	online("alice")
-	alice.waitFor("bob online in alice's sidebar", func(s string) bool { return sideLine(s, "● bob") == "● bob" })
-	bob.waitFor("alice online in bob's sidebar", func(s string) bool { return sideLine(s, "● alice") == "● alice" })
 }
