@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/ainb/hive/identity"
@@ -34,6 +35,10 @@ func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string 
 		return ""
 	}
 	if a == nil {
+		if h.invites != InvitesOff && strings.HasPrefix(refusal, "restricted: ") {
+			c.AllowGuest() // NIP-43: it may still ask to join with an invite
+			return refusal + "; or join with an invite (a kind 28934 join request with its claim)"
+		}
 		return refusal
 	}
 	if err := a.Conditions.CheckTime(int64(auth.CreatedAt)); err != nil {

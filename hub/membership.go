@@ -3,6 +3,7 @@ package hub
 import (
 	"database/sql"
 	"errors"
+	"strconv"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -37,7 +38,8 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if actor != roleAdmin {
+	byInvite := t.self != "" && ev.PubKey == t.self && ev.Kind == kinds.HubMemberAdd
+	if actor != roleAdmin && !byInvite {
 		return nil, reject("restricted: only a hub admin may add or remove hub members")
 	}
 	target := ev.Tags.Find("p")[1] // required by the kinds table
@@ -59,21 +61,53 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 		t.note(func(e *viewEdit) { e.setHubMember(target, noRole) })
 		return &change{members: true}, nil
 	}
+	addedBy := ev.PubKey
+	if cl := ev.Tags.Find("claim"); cl != nil || byInvite {
+		if addedBy, err = t.useClaim(ev, cl, byInvite); err != nil {
+			return nil, err
+		}
+	}
 	newRole := roleMember
-	if tg := ev.Tags.Find("role"); tg != nil {
+	if tg := ev.Tags.Find("role"); tg != nil && !byInvite {
 		if tg[1] != string(roleMember) && tg[1] != string(roleAdmin) {
 			return nil, reject("invalid: hub role must be member or admin")
 		}
 		newRole = role(tg[1])
 	}
 	if _, err = t.Exec(`INSERT INTO hub_members (pubkey, role, added_by) VALUES (?, ?, ?)
-		ON CONFLICT (pubkey) DO UPDATE SET role = excluded.role, added_by = excluded.added_by`, target, newRole, ev.PubKey); err != nil {
+		ON CONFLICT (pubkey) DO UPDATE SET role = excluded.role, added_by = excluded.added_by`, target, newRole, addedBy); err != nil {
 		return nil, err
 	}
 	if target != t.admin {
 		t.note(func(e *viewEdit) { e.setHubMember(target, newRole) })
 	}
 	return &change{members: true}, nil
+}
+
+// useClaim counts a use of the invite claim a hub-signed 8000 names
+// (["claim", id, limit], ["issuer", pk]) and returns the issuer, who added
+// the member; the claim's last use refuses the next.
+func (t *tx) useClaim(ev *nostr.Event, cl nostr.Tag, byInvite bool) (string, error) {
+	if !byInvite {
+		return "", reject("invalid: only the hub's own 8000 names an invite claim (a join request, kind 28934, uses one)")
+	}
+	issuer := tagValue(ev, "issuer")
+	if len(cl) < 3 || !nostr.IsValid32ByteHex(issuer) {
+		return "", reject("invalid: an 8000 by invite needs [\"claim\", id, uses] and [\"issuer\", pubkey]")
+	}
+	limit, err := strconv.Atoi(cl[2])
+	if err != nil {
+		return "", reject("invalid: an 8000 by invite needs [\"claim\", id, uses] and [\"issuer\", pubkey]")
+	}
+	var used int
+	if err := t.QueryRow(`SELECT COUNT(*) FROM invite_uses WHERE claim = ?`, cl[1]).Scan(&used); err != nil {
+		return "", err
+	}
+	if used >= limit {
+		return "", reject("restricted: that invite code has been used %d of %d times; ask for a new one", used, limit)
+	}
+	_, err = t.Exec(`INSERT INTO invite_uses (claim, member) VALUES (?, ?) ON CONFLICT DO NOTHING`, cl[1], tagValue(ev, "p"))
+	return issuer, err
 }
 
 // member loads the channel named by ev's h and the author's role in it, and

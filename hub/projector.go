@@ -56,7 +56,7 @@ func (p *projector) Apply(sqlTx store.WriteTx, ev *nostr.Event) ([]*nostr.Event,
 
 // tx wraps a write transaction for the rules; edits may be nil (replay).
 func (p *projector) tx(sqlTx store.WriteTx, edits func(delta)) *tx {
-	return &tx{WriteTx: sqlTx, admin: p.hub.admin, rules: p.rules, cache: p.cache, edits: edits}
+	return &tx{WriteTx: sqlTx, admin: p.hub.admin, self: p.hub.keys.PublicHex, rules: p.rules, cache: p.cache, edits: edits}
 }
 
 // RolledBack drops everything cached and pending: it may describe undone writes.

@@ -3,7 +3,7 @@ package hub
 // projectionTables are derived from the log: Rebuild empties and refills them,
 // and replay --verify compares them. Their columns hold nothing that is not a
 // function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions"}
+var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "invite_uses"}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS hub_members (
@@ -63,6 +63,12 @@ var schema = []string{
 		owner TEXT NOT NULL,
 		agent TEXT NOT NULL,
 		PRIMARY KEY (owner, agent)
+	)`,
+	// The keys each invite claim admitted (hub-signed 8000s naming it).
+	`CREATE TABLE IF NOT EXISTS invite_uses (
+		claim  TEXT NOT NULL,
+		member TEXT NOT NULL,
+		PRIMARY KEY (claim, member)
 	)`,
 	// Not a projection: the created_at of the hub's last state snapshot per
 	// channel, so each new snapshot is strictly newer than the last.

@@ -57,6 +57,7 @@ type change struct {
 type tx struct {
 	store.WriteTx
 	admin string
+	self  string // the hub's own key: it admits keys by invite (invite.go)
 	rules ruleSet
 	cache *writeCache
 	// edits receives the view changes of the event being applied; nil when

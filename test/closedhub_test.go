@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ainb/hive/client"
+	"github.com/nbd-wtf/go-nostr/nip19"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,18 @@ func TestAuthAttackMatrix(t *testing.T) {
 		try(t, func(ch string) *nostr.Event { return authEvent(member, h.URL, ch, time.Now().Add(-5*time.Minute)) }, "invalid:")
 	})
 	t.Run("non-member", func(t *testing.T) {
-		try(t, func(ch string) *nostr.Event { return authEvent(stranger, h.URL, ch, time.Now()) }, "restricted:")
+		// NIP-43: AUTH completes (a guest may ask to join, test/nip43_test.go),
+		// everything else is refused with the reason
+		c := dialRaw(t, h.URL)
+		if ok, msg := c.auth(stranger, h.URL); !ok {
+			t.Fatalf("a stranger's AUTH: %q, want OK true (a guest)", msg)
+		}
+		npub, _ := nip19.EncodePublicKey(stranger.pk)
+		want := "restricted: " + npub + " is not a member of this hub"
+		if _, msg := c.req("after", nostr.Filter{Kinds: []int{1}}); !hasPrefix(msg, want) {
+			t.Fatalf("a guest's REQ: %q, want %q...", msg, want)
+		}
+		c.refused(stranger.sign(t, 1, "hi"), want)
 	})
 	t.Run("expired attestation", func(t *testing.T) {
 		agent := newKey(t)
@@ -135,9 +147,10 @@ func TestRemovedOwnerCascadesToAgents(t *testing.T) {
 	if ok, msg := c.authWith(agent, h.URL, 0, tag); ok || !hasPrefix(msg, "restricted:") {
 		t.Fatalf("removed owner's agent: %v %q", ok, msg)
 	}
-	c2 := dialRaw(t, h.URL)
-	if ok, msg := c2.authWith(owner, h.URL, 0); ok || !hasPrefix(msg, "restricted:") {
-		t.Fatalf("removed owner: %v %q", ok, msg)
+	c2 := dialRaw(t, h.URL) // a guest now (NIP-43), refused everything but a join
+	c2.authWith(owner, h.URL, 0)
+	if _, msg := c2.req("r", nostr.Filter{Kinds: []int{1}}); !hasPrefix(msg, "restricted: ") || !strings.Contains(msg, "is not a member of this hub") {
+		t.Fatalf("removed owner's REQ: %q", msg)
 	}
 }
 

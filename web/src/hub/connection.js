@@ -185,8 +185,17 @@ export class HubConnection {
       ws.authID = ev.id
       ws.send(JSON.stringify(['AUTH', ev]))
     } else if (label === 'OK' && ws.authID && msg[1] === ws.authID) {
-      if (msg[2] === true) this.up(ws)
-      else this.refuse(String(msg[3] ?? 'AUTH refused'))
+      if (msg[2] !== true) { this.refuse(String(msg[3] ?? 'AUTH refused')); return }
+      // A key that is not a member completes AUTH too (NIP-43: it may only
+      // ask to join); one read tells a member from such a guest.
+      ws.probing = true
+      ws.send(JSON.stringify(['REQ', PROBE, { ids: ['0'.repeat(64)], limit: 1 }]))
+    } else if (ws.probing && label === 'EOSE' && msg[1] === PROBE) {
+      ws.probing = false
+      ws.send(JSON.stringify(['CLOSE', PROBE]))
+      this.up(ws)
+    } else if (ws.probing && label === 'CLOSED' && msg[1] === PROBE) {
+      this.refuse(String(msg[2] ?? 'refused'))
     }
   }
 
