@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/ainb/hive/identity"
@@ -35,11 +34,7 @@ func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string 
 		return ""
 	}
 	if a == nil {
-		if h.invites != InvitesOff && strings.HasPrefix(refusal, "restricted: ") {
-			c.AllowGuest() // NIP-43: it may still ask to join with an invite
-			return refusal + "; or join with an invite (a kind 28934 join request with its claim)"
-		}
-		return refusal
+		return h.guestRefusal(c, refusal) // NIP-43: it may still join with an invite (join.go)
 	}
 	if err := a.Conditions.CheckTime(int64(auth.CreatedAt)); err != nil {
 		return "restricted: attestation not valid at this AUTH's created_at: " + err.Error() + "; ask your owner for a fresh one"

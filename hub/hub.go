@@ -140,7 +140,7 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.CanRead = append(h.Relay.Hooks.CanRead, h.canRead)
 	h.Relay.Hooks.ReadScope = h.readScope
 	if h.keys.SecretHex != "" {
-		h.Relay.Hooks.Join, h.Relay.Hooks.Invite = h.join, h.invite
+		h.Relay.Hooks.Join, h.Relay.Hooks.Invite = h.request, h.invite
 	}
 	h.kicks.start(h.Relay)
 	h.cluster = startCluster(h, follow)

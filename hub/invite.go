@@ -17,14 +17,13 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
-// NIP-43 invites (spec/auth.md, "Invites"). A claim is a token the hub signs
-// with its own key: who issued it (a member), until when it holds and how
-// many keys it may admit. Nothing is stored when one is made; a key it
-// admits is a hub-signed 8000 carrying the claim's id and limit, so the log
-// counts its uses and a replay counts them again.
+// NIP-43 invites (spec/auth.md, "Invites (NIP-43)"). A claim is a token the
+// hub signs with its own key: who issued it (a member), until when it holds
+// and how many keys it may admit. Nothing is stored when one is made; a key
+// it admits is a hub-signed 8000 carrying the claim's id and limit
+// (join.go), so the log counts its uses and a replay counts them again.
 
 // InviteMode says who may make invites: "members", "admins" (the default)
 // or "off".
@@ -48,7 +47,6 @@ const (
 	DefaultInviteLifetime = 7 * 24 * time.Hour
 	maxInviteUses         = 1000
 	maxInviteLifetime     = 365 * 24 * time.Hour
-	joinWindow            = 5 * time.Minute // NIP-43: a join request's created_at is now, give or take
 )
 
 // claim is a parsed invite claim.
@@ -178,44 +176,4 @@ func filterNumber(f nostr.Filter, tag string, def, max int) (int, error) {
 		return 0, fmt.Errorf("want one whole number from 1 to %d, got %q", max, vs)
 	}
 	return n, nil
-}
-
-// join judges a NIP-43 join request: a member is told it is one; a guest
-// with a claim that holds is admitted by a hub-signed 8000.
-func (h *Hub) join(ctx context.Context, c *relay.Conn, ev *nostr.Event) (bool, string, bool) {
-	if c.PubKey() != "" {
-		return true, "duplicate: you are already a member of this hub", false
-	}
-	if d := time.Since(ev.CreatedAt.Time()); d > joinWindow || d < -joinWindow {
-		return false, fmt.Sprintf("invalid: a join request must be dated within %s of the hub's clock", joinWindow), false
-	}
-	code := tagValue(ev, "claim")
-	if code == "" {
-		return false, "restricted: a join request needs an invite code (claim); ask a hub member for an invite link", false
-	}
-	cl, err := h.parseClaim(code)
-	if err != nil {
-		return false, err.Error(), false
-	}
-	if now := h.now().Unix(); now >= cl.expires {
-		return false, fmt.Sprintf("restricted: that invite code expired at %s; ask for a new one", time.Unix(cl.expires, 0).UTC().Format(time.RFC3339)), false
-	}
-	if why := h.mayInvite(h.snapshotView(), cl.issuer); why != "" {
-		npub, _ := nip19.EncodePublicKey(cl.issuer)
-		return false, "restricted: that invite code was revoked: its issuer " + npub + " may no longer invite (" + why[len("restricted: "):] + ")", false
-	}
-	add, err := h.sign(kinds.HubMemberAdd, "", nostr.Tags{{"-"}, {"p", ev.PubKey}, {"claim", cl.id, strconv.Itoa(cl.uses)}, {"issuer", cl.issuer}}, h.now().Unix())
-	if err != nil {
-		return false, "error: " + err.Error(), false
-	}
-	derived, err := h.Store.Publish(ctx, add)
-	if err != nil {
-		return false, err.Error(), false
-	}
-	h.Relay.Broadcast(add)
-	for _, d := range derived {
-		h.Relay.Broadcast(d)
-	}
-	h.log.Info("admitted by invite", "pubkey", ev.PubKey, "issuer", cl.issuer, "claim", cl.id)
-	return true, "info: welcome to " + h.Relay.Config().PublicURLs[0] + "!", true
 }

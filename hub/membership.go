@@ -38,8 +38,11 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	byInvite := t.self != "" && ev.PubKey == t.self && ev.Kind == kinds.HubMemberAdd
-	if actor != roleAdmin && !byInvite {
+	// The hub's own key signs an 8000 for a key an invite admitted and an
+	// 8001 for a member who asked to leave (join.go).
+	bySelf := t.self != "" && ev.PubKey == t.self
+	byInvite := bySelf && ev.Kind == kinds.HubMemberAdd
+	if actor != roleAdmin && !bySelf {
 		return nil, reject("restricted: only a hub admin may add or remove hub members")
 	}
 	target := ev.Tags.Find("p")[1] // required by the kinds table
@@ -102,6 +105,11 @@ func (t *tx) useClaim(ev *nostr.Event, cl nostr.Tag, byInvite bool) (string, err
 	var used int
 	if err := t.QueryRow(`SELECT COUNT(*) FROM invite_uses WHERE claim = ?`, cl[1]).Scan(&used); err != nil {
 		return "", err
+	}
+	if r, err := t.hubRole(tagValue(ev, "p")); err != nil {
+		return "", err
+	} else if r != noRole { // admitted meanwhile: an invite never changes a role
+		return "", reject("duplicate: you are already a member of this hub")
 	}
 	if used >= limit {
 		return "", reject("restricted: that invite code has been used %d of %d times; ask for a new one", used, limit)

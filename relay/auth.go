@@ -54,7 +54,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	if msg != "" {
 		if c.asGuest(ev, msg) { // NIP-43: it may ask to join (guest.go)
 			r.log.Debug("guest", "pubkey", ev.PubKey, "remote", c.remote)
-			c.reply(okMsg(ev.ID, true, ""))
+			c.reply(okMsg(ev.ID, true, msg))
 			return
 		}
 		c.mu.Lock()

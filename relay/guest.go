@@ -10,20 +10,23 @@ import (
 )
 
 // NIP-43 on a closed hub: a key that admission refuses may still complete
-// NIP-42 (OK true) as a guest when an Admit hook allowed it (AllowGuest).
-// A guest is not authenticated for anything else: it keeps the budget, the
-// slot and the auth timeout of an unauthenticated connection, and every
-// EVENT, REQ and COUNT it sends is refused with the admission's reason,
-// except a join request (kind 28934), which Hooks.Join judges. A join that
-// admits the key makes the connection authenticated as it, through the same
+// NIP-42 as a guest when an Admit hook allowed it (AllowGuest): its AUTH is
+// answered OK true with the refusal as the message, so a client that knows
+// tells a guest from a member without asking more. A guest is not
+// authenticated for anything else: it keeps the budget, the slot and the
+// auth timeout of an unauthenticated connection, and every EVENT, REQ and
+// COUNT it sends is refused with that refusal, except a join or leave
+// request (kinds 28934, 28936), which Hooks.Join judges. A join that admits
+// the key makes the connection authenticated as it, through the same
 // admission every AUTH goes through. A REQ that asks only for kind 28935 is
 // answered by Hooks.Invite (an invite claim made for the asker), never from
 // the log.
 
-// JoinHook judges a NIP-43 join request (kind 28934, signature verified) from
-// a guest or an authenticated connection: whether to answer OK true, the
-// message, and whether the key was admitted by it (the relay then
-// authenticates a guest connection as it).
+// JoinHook judges a NIP-43 join or leave request (kind 28934 or 28936,
+// signed by the connection's key and verified) from a guest or an
+// authenticated connection: whether to answer OK true, the message, and
+// whether the key was admitted by it (the relay then authenticates a guest
+// connection as it).
 type JoinHook func(ctx context.Context, c *Conn, ev *nostr.Event) (ok bool, msg string, admitted bool)
 
 // InviteHook answers a REQ for kind 28935 from an authenticated connection:
@@ -59,25 +62,27 @@ func (c *Conn) asGuest(auth *nostr.Event, refusal string) bool {
 	return ok
 }
 
-// guestEvent handles an EVENT of a guest connection: a join request it signed
-// goes to Hooks.Join; anything else is refused with the admission's reason.
-// It reports whether it answered ev.
+// isRequest reports whether kind is a NIP-43 request the Join hook judges.
+func isRequest(kind int) bool { return kind == kinds.RelayJoin || kind == kinds.RelayLeave }
+
+// guestEvent handles an EVENT of a guest connection: a join or leave request
+// goes to Hooks.Join; anything else is left to the caller, which refuses it
+// with the admission's reason. It reports whether it answered ev.
 func (c *Conn) guestEvent(ev *nostr.Event, start time.Time) bool {
-	guest := c.Guest()
-	if guest == "" || ev.Kind != kinds.RelayJoin {
+	if c.Guest() == "" || !isRequest(ev.Kind) {
 		return false
 	}
-	if ev.PubKey != guest {
-		c.reply(c.okFor(ev, start, false, "restricted: a join request must be signed by the key this connection authenticated as"))
-		return true
-	}
-	c.join(ev, start)
+	c.request(ev, start)
 	return true
 }
 
-// join verifies a join request and hands it to Hooks.Join; a guest the join
-// admitted is then authenticated.
-func (c *Conn) join(ev *nostr.Event, start time.Time) {
+// request verifies a join or leave request and hands it to Hooks.Join; a
+// guest the join admitted is then authenticated.
+func (c *Conn) request(ev *nostr.Event, start time.Time) {
+	if key := c.PubKey() + c.Guest(); ev.PubKey != key {
+		c.reply(c.okFor(ev, start, false, "restricted: a join or leave request must be signed by the key this connection authenticated as"))
+		return
+	}
 	if msg := c.relay.validate(ev); msg != "" {
 		c.reply(c.okFor(ev, start, false, msg))
 		return

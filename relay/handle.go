@@ -46,15 +46,15 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	start := time.Now()
 	r.metrics().EventIn(ev.Kind)
 	// Before AUTH an EVENT is refused unread: no hashing, no signature check
-	// (a guest's join request excepted: guest.go).
+	// (a guest's join or leave request excepted: guest.go).
 	if c.needsAuth() {
 		if !c.guestEvent(ev, start) {
 			c.reply(c.okFor(ev, start, false, c.notAuthed("publishing")))
 		}
 		return
 	}
-	if ev.Kind == kinds.RelayJoin && r.Hooks.Join != nil {
-		c.join(ev, start)
+	if isRequest(ev.Kind) && r.Hooks.Join != nil { // NIP-43 (guest.go)
+		c.request(ev, start)
 		return
 	}
 	k := kinds.Classify(ev.Kind)

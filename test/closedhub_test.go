@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ainb/hive/client"
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"strings"
 	"testing"
 	"time"
@@ -85,17 +84,15 @@ func TestAuthAttackMatrix(t *testing.T) {
 	})
 	t.Run("non-member", func(t *testing.T) {
 		// NIP-43: AUTH completes (a guest may ask to join, test/nip43_test.go),
-		// everything else is refused with the reason
-		c := dialRaw(t, h.URL)
-		if ok, msg := c.auth(stranger, h.URL); !ok {
-			t.Fatalf("a stranger's AUTH: %q, want OK true (a guest)", msg)
+		// everything else is refused with the reason its OK carried
+		want := strangerReason(stranger, "a hub admin")
+		c := guest(t, h.URL, stranger, want)
+		if _, msg := c.req("after", nostr.Filter{Kinds: []int{1}}); msg != want {
+			t.Fatalf("a guest's REQ: %q, want %q", msg, want)
 		}
-		npub, _ := nip19.EncodePublicKey(stranger.pk)
-		want := "restricted: " + npub + " is not a member of this hub"
-		if _, msg := c.req("after", nostr.Filter{Kinds: []int{1}}); !hasPrefix(msg, want) {
-			t.Fatalf("a guest's REQ: %q, want %q...", msg, want)
+		if ok, msg := c.publish(stranger.sign(t, 1, "hi")); ok || msg != want {
+			t.Fatalf("a guest's EVENT: %v %q, want %q", ok, msg, want)
 		}
-		c.refused(stranger.sign(t, 1, "hi"), want)
 	})
 	t.Run("expired attestation", func(t *testing.T) {
 		agent := newKey(t)
