@@ -45,7 +45,7 @@ func (c *Client) join(cn *conn, authID string) error {
 			c.opts.Log.Info("joined the hub with an invite", "url", cn.url, "msg", label(msg[3]))
 			return nil
 		}
-		return wrap(ErrAuth, &AuthRefusedError{Npub: c.keys.Npub(), URL: cn.url, Reason: label(msg[3])})
+		return wrap(ErrAuth, &AuthRefusedError{Npub: c.keys.Npub(), URL: cn.url, Reason: label(msg[3]), Join: true})
 	}
 }
 
