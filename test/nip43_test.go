@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strconv"
 	"testing"
@@ -234,5 +235,44 @@ func TestNIP43InviteModes(t *testing.T) {
 	g := guest(t, h.URL, stranger, strangerReason(stranger, "a hub admin"))
 	if _, closed := g.req("r", nostr.Filter{Kinds: []int{9}}); closed != strangerReason(stranger, "a hub admin") {
 		t.Errorf("a guest's REQ: %q", closed)
+	}
+}
+
+// A guest costs the hub what an unauthenticated connection does: it keeps
+// its slot under --max-unauth-per-ip (a third connection from the address
+// is refused while two guests wait) until a join admits it, and it is
+// closed at --auth-timeout with the reason.
+func TestNIP43GuestCostsNoMore(t *testing.T) {
+	data := t.TempDir()
+	p := startProc(t, data, freeAddr(t), "--max-unauth-per-ip", "2", "--auth-timeout", "2s")
+	admin := readKeyFile(t, data+"/admin.key")
+	a := p.as(t, admin)
+	inv, _ := askInvite(t, a, nil)
+	k1, k2 := newKey(t), newKey(t)
+	g1 := guest(t, p.URL, k1, strangerReason(k1, "a hub admin"))
+	g2 := guest(t, p.URL, k2, strangerReason(k2, "a hub admin"))
+	if ws, status, body := dialStatus(p.URL); ws != nil || status != http.StatusServiceUnavailable {
+		t.Fatalf("a third connection beside two guests with --max-unauth-per-ip 2: %v %d %q", ws != nil, status, body)
+	}
+	if ok, msg := joinWith(g1, k1, inv.Tags.Find("claim")[1]); !ok {
+		t.Fatalf("join: %q", msg)
+	}
+	ws, status, body := dialStatus(p.URL)
+	if ws == nil {
+		t.Fatalf("after a guest joined, a new connection is still refused: %d %q", status, body)
+	}
+	ws.Close()
+	g2.ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		_, _, err := g2.ws.ReadMessage()
+		if ce, ok := err.(*websocket.CloseError); ok {
+			if ce.Text != "restricted: not admitted within 2s of connecting; a key that is not a member may only join with an invite" {
+				t.Fatalf("a guest at the auth timeout: closed %d %q", ce.Code, ce.Text)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("a guest at the auth timeout: %v", err)
+		}
 	}
 }
