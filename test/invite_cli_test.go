@@ -76,4 +76,7 @@ func TestInviteCLIBinary(t *testing.T) {
 	}
 	bob.fails(t, 1, "invite", "--uses", "0")
 	carol.fails(t, 1, "profile", "add", "carol", "--new-key", "--invite", "https://x.example/?r=wss://x.example")
+	if _, errOut, code := carol.run("serve", "--data", t.TempDir(), "--addr", freeAddr(t), "--invites", "everyone"); code != 1 || !strings.Contains(errOut, `--invites "everyone": want members, admins or off`) {
+		t.Errorf("hive serve --invites everyone: exit %d\n%s", code, errOut)
+	}
 }
