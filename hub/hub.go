@@ -115,6 +115,10 @@ func Open(cfg Config) (*Hub, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := h.recordKey(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	n, bad, err := h.Rebuild(context.Background())
 	if err != nil {
 		st.Close()

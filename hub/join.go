@@ -127,3 +127,15 @@ func (h *Hub) publishOwn(ctx context.Context, ev *nostr.Event) string {
 	}
 	return ""
 }
+
+// recordKey writes the hub's own key to hub_keys (before the rebuild at
+// start), so its 8000s and 8001s hold wherever the log is replayed.
+func (h *Hub) recordKey() error {
+	if h.keys.PublicHex == "" {
+		return nil
+	}
+	return h.Store.Exec(context.Background(), func(tx store.WriteTx) error {
+		_, err := tx.Exec(`INSERT INTO hub_keys (pubkey) VALUES (?) ON CONFLICT (pubkey) DO NOTHING`, h.keys.PublicHex)
+		return err
+	})
+}

@@ -40,7 +40,10 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 	}
 	// The hub's own key signs an 8000 for a key an invite admitted and an
 	// 8001 for a member who asked to leave (join.go).
-	bySelf := t.self != "" && ev.PubKey == t.self
+	bySelf, err := t.isHubKey(ev.PubKey)
+	if err != nil {
+		return nil, err
+	}
 	byInvite := bySelf && ev.Kind == kinds.HubMemberAdd
 	if actor != roleAdmin && !bySelf {
 		return nil, reject("restricted: only a hub admin may add or remove hub members")
@@ -85,6 +88,17 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 		t.note(func(e *viewEdit) { e.setHubMember(target, newRole) })
 	}
 	return &change{members: true}, nil
+}
+
+// isHubKey reports whether pk is a key a hub on this log signs with: this
+// one's, or one recorded in hub_keys.
+func (t *tx) isHubKey(pk string) (bool, error) {
+	if t.self != "" && pk == t.self {
+		return true, nil
+	}
+	var n int
+	err := t.QueryRow(`SELECT COUNT(*) FROM hub_keys WHERE pubkey = ?`, pk).Scan(&n)
+	return n > 0, err
 }
 
 // useClaim counts a use of the invite claim a hub-signed 8000 names

@@ -64,6 +64,14 @@ var schema = []string{
 		agent TEXT NOT NULL,
 		PRIMARY KEY (owner, agent)
 	)`,
+	// Not a projection: every key a hub on this log has signed with (each
+	// instance records its own at start), so the 8000s and 8001s a hub
+	// signed for invites and leave requests (join.go) hold on replay, on
+	// another instance of a shared log and after a new DATA/hub.key.
+	// Rebuild keeps it.
+	`CREATE TABLE IF NOT EXISTS hub_keys (
+		pubkey TEXT PRIMARY KEY
+	)`,
 	// The keys each invite claim admitted (hub-signed 8000s naming it).
 	`CREATE TABLE IF NOT EXISTS invite_uses (
 		claim  TEXT NOT NULL,

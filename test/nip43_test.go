@@ -3,8 +3,11 @@ package test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +172,26 @@ func TestNIP43InvitesBinary(t *testing.T) {
 	}
 	if ok, msg := a.publish(admin.sign(t, 28936, "")); ok || msg != "restricted: the hub's configured admin cannot leave its hub" {
 		t.Errorf("the admin's leave request: %v %q", ok, msg)
+	}
+
+	// the log alone rebuilds it: replay --verify finds no difference, and a
+	// hub that starts on the log with another key of its own (a second
+	// instance on a shared log, a lost hub.key) keeps carol
+	out, errOut, code := newCLI(t).run("admin", "replay", "--verify", "--data", data)
+	if code != 0 || !strings.Contains(out, "; 0 differences") {
+		t.Errorf("hive admin replay --verify: exit %d\n%s%s", code, out, errOut)
+	}
+	p.kill9()
+	if err := os.Remove(filepath.Join(data, "hub.key")); err != nil {
+		t.Fatal(err)
+	}
+	p2 := startProc(t, data, freeAddr(t), "--invites", "members")
+	if fetchNIP11(t, p2.URL).Self == self {
+		t.Fatal("the restarted hub kept its key")
+	}
+	c2 := p2.as(t, carol)
+	if _, closed := c2.req("after-restart", nostr.Filter{Kinds: []int{9}}); closed != "" {
+		t.Errorf("carol after a restart with a new hub key: %q", closed)
 	}
 }
 
