@@ -242,7 +242,8 @@ func waitUntilPast(t testing.TB, at int64) {
 
 // Default --invites admins: a member who is not an admin asks for an invite
 // and is told why not, bad #u refused with the reason, a stranger told to
-// ask an admin. (--invites off: TestRefusedAuthSaysWhy.)
+// ask an admin, then admitted by the admin's claim. (--invites off:
+// TestRefusedAuthSaysWhy.)
 func TestNIP43InviteModes(t *testing.T) {
 	h := startClosedHub(t)
 	a := h.as(t, h.Admin)
@@ -258,6 +259,22 @@ func TestNIP43InviteModes(t *testing.T) {
 	g := guest(t, h.URL, stranger, strangerReason(stranger, "a hub admin"))
 	if _, closed := g.req("r", nostr.Filter{Kinds: []int{9}}); closed != strangerReason(stranger, "a hub admin") {
 		t.Errorf("a guest's REQ: %q", closed)
+	}
+	// the admin's claim admits it (over the PostgreSQL log too: make test's
+	// second run), and the claim's one use is spent
+	inv, closed := askInvite(t, a, nil)
+	if closed != "" {
+		t.Fatal(closed)
+	}
+	if ok, msg := joinWith(g, stranger, inv.Tags.Find("claim")[1]); !ok {
+		t.Fatalf("join: %q", msg)
+	}
+	if _, closed := g.req("r2", nostr.Filter{Kinds: []int{9}}); closed != "" {
+		t.Errorf("REQ after joining: %q", closed)
+	}
+	late := newKey(t)
+	if ok, msg := joinWith(guest(t, h.URL, late, strangerReason(late, "a hub admin")), late, inv.Tags.Find("claim")[1]); ok || msg != "restricted: that invite code has been used 1 of 1 times; ask for a new one" {
+		t.Errorf("a second use of a one-use claim: %v %q", ok, msg)
 	}
 }
 
