@@ -55,7 +55,7 @@ func TestInviteCLIBinary(t *testing.T) {
 
 	carol := newCLI(t)
 	e := carol.fails(t, 3, "profile", "add", "carol", "--new-key", "--invite", inv.Link)
-	if !strings.HasSuffix(e.Message, "restricted: that invite code has been used 1 of 1 times; ask for a new one") {
+	if !strings.HasSuffix(e.Message, "restricted: that invite code has been used 1 of 1 times; ask for a new one") || !strings.Contains(e.Hint, "new invite link") {
 		t.Errorf("a used-up invite: %+v", e)
 	}
 	forged := []byte(inv.Claim)
@@ -71,7 +71,7 @@ func TestInviteCLIBinary(t *testing.T) {
 		t.Errorf("a refused invite wrote a key file: %v", err)
 	}
 	e = bob.fails(t, 3, "invite")
-	if !strings.HasSuffix(e.Message, "restricted: only hub admins make invites on this hub (hive serve --invites admins)") {
+	if !strings.HasSuffix(e.Message, "restricted: only hub admins make invites on this hub (hive serve --invites admins)") || !strings.Contains(e.Hint, "ask a hub admin for an invite") {
 		t.Errorf("a member's hive invite: %+v", e)
 	}
 	bob.fails(t, 1, "invite", "--uses", "0")

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/spf13/cobra"
 )
 
@@ -39,6 +41,9 @@ invite.`,
 			}
 			return withSession(cmd, func(ctx context.Context, s *session) error {
 				inv, err := s.NewInvite(ctx, uses, life)
+				if errors.Is(err, client.ErrAuth) {
+					return withHint(err, "who may make invites is the hub's choice (hive serve --invites admins|members|off): ask a hub admin for an invite")
+				}
 				if err != nil {
 					return err
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,6 +157,9 @@ func joinWithInvite(cmd *cobra.Command, pr client.Profile, keys identity.Keys, c
 		tag, _ = identity.ParseTagJSON(pr.Attestation)
 	}
 	c, err := client.Connect(ctx, client.Options{URLs: pr.Hubs, Keys: keys, Pin: pr.Pin, AuthTag: tag, Invite: claim})
+	if errors.Is(err, client.ErrAuth) && client.RefusalReason(err) != "" {
+		return withHint(err, "ask whoever invited you for a new invite link (hive invite)")
+	}
 	if err != nil {
 		return connectError(target{hubs: pr.Hubs, pin: pr.Pin, pinProfile: pr.Name}, err)
 	}
