@@ -48,6 +48,21 @@ func guest(t testing.TB, url string, k key, reason string) *raw {
 	return r
 }
 
+// notAdmitted checks that k, not a member, is a guest on r: its AUTH is
+// answered OK true with "restricted: <npub> is not a member of this hub"...
+// and a REQ is refused with that reason.
+func notAdmitted(t testing.TB, r *raw, k key, url string) {
+	t.Helper()
+	npub, _ := nip19.EncodePublicKey(k.pk)
+	ok, msg := r.auth(k, url)
+	if !ok || !strings.HasPrefix(msg, "restricted: "+npub+" is not a member of this hub") {
+		t.Fatalf("AUTH of a key that is not a member: %v %q, want OK true as a guest", ok, msg)
+	}
+	if _, closed := r.req("not-admitted", nostr.Filter{Kinds: []int{1}}); closed != msg {
+		t.Fatalf("a guest's REQ: %q, want %q", closed, msg)
+	}
+}
+
 // strangerReason is what the hub tells a key that is not a member.
 func strangerReason(k key, who string) string {
 	npub, _ := nip19.EncodePublicKey(k.pk)
