@@ -29,7 +29,7 @@ test: vet web-check test-go test-interop test-web-node
 # The closed-hub tests (and the search tests over the real binary) run a
 # second time over the PostgreSQL log (the tests
 # start a throwaway cluster; they skip without PostgreSQL unless CI requires it).
-CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*|TestSearch.*|TestDeletionOfOthersEventsRefused
+CLOSED_HUB_TESTS := TestAuthAttackMatrix|TestRemovedOwnerCascadesToAgents|TestChannelAccessAttacks|TestNoLeakToNonMembers|TestTeamHappyPath|TestRevocationKicksAgent|TestProjectionsRebuildFromLog|TestReadRule.*|TestSearch.*|TestDeletionOfOthersEventsRefused|TestNIP43InviteModes
 
 # The end-to-end package (test/) mostly waits on real processes, so it runs as
 # two go test processes beside the other packages: the browser, terminal and

@@ -221,9 +221,23 @@ func (c *Client) Event(ctx context.Context, id string) (nostr.Event, error) {
 	return evs[0], nil
 }
 
-// HubMembers returns the hub's members from the NIP-43 add and remove
-// events, in the order they were added.
+// HubMembers returns the hub's members, the admin included: from the hub's
+// NIP-43 member list (13534, sorted by key), else (a hub that signs none)
+// from the add and remove events, in the order they were added.
 func (c *Client) HubMembers(ctx context.Context) ([]string, error) {
+	// The hub signs its member list (NIP-43 13534, the admin included);
+	// only the hub's key may publish one.
+	if lists, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.HubMemberList}, Limit: 1}); err != nil {
+		return nil, err
+	} else if len(lists) > 0 {
+		var out []string
+		for _, t := range lists[len(lists)-1].Tags {
+			if len(t) >= 2 && t[0] == "member" {
+				out = append(out, t[1])
+			}
+		}
+		return out, nil
+	}
 	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd, kinds.HubMemberRemove}, Limit: 5000})
 	if err != nil {
 		return nil, err

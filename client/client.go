@@ -30,6 +30,10 @@ type Options struct {
 	Keys    identity.Keys // the key to authenticate and sign as
 	AuthTag nostr.Tag     // the owner's NIP-OA auth tag, for an agent or device key
 	Pin     string        // sha256/<base64> SPKI pin of the hub's certificate; empty: system CAs
+	// Invite, when set, is a NIP-43 invite claim: a key the hub does not
+	// admit yet sends it in a join request after AUTH and is a member from
+	// then on (invite.go).
+	Invite string
 
 	MinBackoff   time.Duration // first reconnect delay (default 250 ms); doubles up to MaxBackoff
 	MaxBackoff   time.Duration // default 5 s

@@ -110,10 +110,13 @@ func (c *Client) authenticate(ctx context.Context, cn *conn) error {
 			if len(msg) < 4 || label(msg[1]) != authID || authID == "" {
 				continue
 			}
-			if string(msg[2]) == "true" {
+			reason := label(msg[3])
+			if string(msg[2]) == "true" && !isGuest(reason) {
 				return nil
 			}
-			reason := label(msg[3])
+			if string(msg[2]) == "true" && c.opts.Invite != "" {
+				return c.join(cn, authID)
+			}
 			return wrap(ErrAuth, &AuthRefusedError{Npub: c.keys.Npub(), URL: cn.url, Reason: reason})
 		}
 	}

@@ -66,9 +66,13 @@ func classOf(prefix string) error {
 type AuthRefusedError struct {
 	Npub, URL string
 	Reason    string // the hub's whole message ("restricted: ...")
+	Join      bool   // the join request with the invite was refused (Options.Invite)
 }
 
 func (e *AuthRefusedError) Error() string {
+	if e.Join {
+		return fmt.Sprintf("joining %s as %s with the invite refused: %s", e.URL, e.Npub, e.Reason)
+	}
 	return fmt.Sprintf("AUTH as %s refused by %s: %s", e.Npub, e.URL, e.Reason)
 }
 

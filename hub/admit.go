@@ -34,7 +34,7 @@ func (h *Hub) admit(_ context.Context, c *relay.Conn, auth *nostr.Event) string 
 		return ""
 	}
 	if a == nil {
-		return refusal
+		return h.guestRefusal(c, refusal) // NIP-43: it may still join with an invite (join.go)
 	}
 	if err := a.Conditions.CheckTime(int64(auth.CreatedAt)); err != nil {
 		return "restricted: attestation not valid at this AUTH's created_at: " + err.Error() + "; ask your owner for a fresh one"

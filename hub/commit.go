@@ -63,9 +63,12 @@ func (h *Hub) afterCommit(evs []*nostr.Event) {
 	for _, ev := range evs {
 		switch ev.Kind {
 		case kinds.HubMemberRemove:
-			gone := tagValue(ev, "p")
+			gone, reason := tagValue(ev, "p"), "restricted: removed from the hub"
+			if ev.PubKey == h.keys.PublicHex { // the hub signs an 8001 only for a leave request (join.go)
+				reason = "restricted: you left the hub"
+			}
 			h.kicks.add(kick{
-				reason: "restricted: removed from the hub",
+				reason: reason,
 				match:  func(c *relay.Conn) bool { return c.PubKey() == gone || c.Owner() == gone },
 				msg:    "hub member removed", attrs: []any{"pubkey", gone},
 			})

@@ -29,18 +29,22 @@ type Config struct {
 	Store     store.Options
 	Log       *slog.Logger
 	Now       func() time.Time
+	// Invites says who may make NIP-43 invites: members, admins (the
+	// default, "") or off (a key that is not a member is refused at AUTH).
+	Invites InviteMode
 }
 
 // SupportedNIPs are the NIPs a hub implements, as its NIP-11 document lists
 // them (spec/protocol.md, "The NIP-11 document").
-var SupportedNIPs = []int{1, 9, 11, 29, 40, 42, 45, 50, 70, 86}
+var SupportedNIPs = []int{1, 9, 11, 29, 40, 42, 43, 45, 50, 70, 86}
 
 // Hub is a running closed hub.
 type Hub struct {
-	admin string
-	keys  identity.Keys
-	log   *slog.Logger
-	now   func() time.Time
+	admin   string
+	keys    identity.Keys
+	invites InviteMode
+	log     *slog.Logger
+	now     func() time.Time
 
 	Store store.Log
 	Relay *relay.Relay
@@ -72,7 +76,14 @@ func Open(cfg Config) (*Hub, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
+	switch cfg.Invites {
+	case "":
+		cfg.Invites = InvitesAdmins
+	case InvitesMembers, InvitesAdmins, InvitesOff:
+	default:
+		return nil, fmt.Errorf("hub: invites must be members, admins or off, not %q", cfg.Invites)
+	}
+	h := &Hub{admin: cfg.Admin, keys: cfg.Keys, invites: cfg.Invites, log: cfg.Log, now: cfg.Now, targets: newChannelCache(4096)}
 	h.kicks = newKicker(cfg.Log)
 	h.proj = newProjector(h)
 	h.gated = map[kinds.Gate][]int{}
@@ -104,6 +115,10 @@ func Open(cfg Config) (*Hub, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := h.recordKey(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	n, bad, err := h.Rebuild(context.Background())
 	if err != nil {
 		st.Close()
@@ -130,6 +145,9 @@ func Open(cfg Config) (*Hub, error) {
 	h.Relay.Hooks.Audience = h.audience
 	h.Relay.Hooks.ReadScope = h.readScope
 	h.Relay.Hooks.Describe = h.describe
+	if h.keys.SecretHex != "" {
+		h.Relay.Hooks.Join, h.Relay.Hooks.Invite = h.request, h.invite
+	}
 	h.kicks.start(h.Relay)
 	h.cluster = startCluster(h, follow)
 	if err := h.announceMembers(context.Background()); err != nil {

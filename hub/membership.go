@@ -3,6 +3,7 @@ package hub
 import (
 	"database/sql"
 	"errors"
+	"strconv"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -35,7 +36,8 @@ func (t *tx) hubRole(pk string) (role, error) {
 func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 	var err error
 	by, addedBy := t.by, ev.PubKey
-	if ev.Tags.Find(tagAuthorization) != nil { // a NIP-86 call (nip86.go)
+	call := ev.Tags.Find(tagAuthorization) != nil // a NIP-86 call (nip86.go)
+	if call {
 		if by, err = t.authorizedAdmin(ev); err != nil {
 			return nil, err
 		}
@@ -45,7 +47,17 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if actor != roleAdmin {
+	// The hub's own key signs an 8000 for a key an invite admitted and an
+	// 8001 for a member who asked to leave (join.go); a NIP-86 call's events
+	// are the hub's too, but stand for the admin who authorized them.
+	bySelf := false
+	if !call {
+		if bySelf, err = t.isHubKey(ev.PubKey); err != nil {
+			return nil, err
+		}
+	}
+	byInvite := bySelf && ev.Kind == kinds.HubMemberAdd
+	if actor != roleAdmin && !bySelf {
 		return nil, reject("restricted: only a hub admin may add or remove hub members")
 	}
 	target := ev.Tags.Find("p")[1] // required by the kinds table
@@ -67,8 +79,13 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 		t.note(func(e *viewEdit) { e.setHubMember(target, noRole) })
 		return &change{members: true}, nil
 	}
+	if cl := ev.Tags.Find("claim"); cl != nil || byInvite {
+		if addedBy, err = t.useClaim(ev, cl, byInvite); err != nil {
+			return nil, err
+		}
+	}
 	newRole := roleMember
-	if tg := ev.Tags.Find("role"); tg != nil {
+	if tg := ev.Tags.Find("role"); tg != nil && !byInvite {
 		if tg[1] != string(roleMember) && tg[1] != string(roleAdmin) {
 			return nil, reject("invalid: hub role must be member or admin")
 		}
@@ -82,6 +99,48 @@ func (t *tx) hubMembership(ev *nostr.Event) (*change, error) {
 		t.note(func(e *viewEdit) { e.setHubMember(target, newRole) })
 	}
 	return &change{members: true}, nil
+}
+
+// isHubKey reports whether pk is a key a hub on this log signs with: this
+// one's, or one recorded in hub_keys.
+func (t *tx) isHubKey(pk string) (bool, error) {
+	if t.self != "" && pk == t.self {
+		return true, nil
+	}
+	var n int
+	err := t.QueryRow(`SELECT COUNT(*) FROM hub_keys WHERE pubkey = ?`, pk).Scan(&n)
+	return n > 0, err
+}
+
+// useClaim counts a use of the invite claim a hub-signed 8000 names
+// (["claim", id, limit], ["issuer", pk]) and returns the issuer, who added
+// the member; the claim's last use refuses the next.
+func (t *tx) useClaim(ev *nostr.Event, cl nostr.Tag, byInvite bool) (string, error) {
+	if !byInvite {
+		return "", reject("invalid: only the hub's own 8000 names an invite claim (a join request, kind 28934, uses one)")
+	}
+	issuer := tagValue(ev, "issuer")
+	if len(cl) < 3 || !nostr.IsValid32ByteHex(issuer) {
+		return "", reject("invalid: an 8000 by invite needs [\"claim\", id, uses] and [\"issuer\", pubkey]")
+	}
+	limit, err := strconv.Atoi(cl[2])
+	if err != nil {
+		return "", reject("invalid: an 8000 by invite needs [\"claim\", id, uses] and [\"issuer\", pubkey]")
+	}
+	var used int
+	if err := t.QueryRow(`SELECT COUNT(*) FROM invite_uses WHERE claim = ?`, cl[1]).Scan(&used); err != nil {
+		return "", err
+	}
+	if r, err := t.hubRole(tagValue(ev, "p")); err != nil {
+		return "", err
+	} else if r != noRole { // admitted meanwhile: an invite never changes a role
+		return "", reject("duplicate: you are already a member of this hub")
+	}
+	if used >= limit {
+		return "", reject("restricted: that invite code has been used %d of %d times; ask for a new one", used, limit)
+	}
+	_, err = t.Exec(`INSERT INTO invite_uses (claim, member) VALUES (?, ?) ON CONFLICT DO NOTHING`, cl[1], tagValue(ev, "p"))
+	return issuer, err
 }
 
 // member loads the channel named by ev's h and the author's role in it, and

@@ -217,7 +217,9 @@ func (h *Hub) Members() []Member {
 // exactly this event, and its signer acts as a hub admin then. It returns
 // that admin.
 func (t *tx) authorizedAdmin(ev *nostr.Event) (string, error) {
-	if t.self != "" && ev.PubKey != t.self {
+	if own, err := t.isHubKey(ev.PubKey); err != nil {
+		return "", err
+	} else if t.self != "" && !own { // any key a hub on this log signed with (hub_keys)
 		return "", reject("restricted: only the hub writes a kind %d carrying a NIP-98 authorization (a NIP-86 call)", ev.Kind)
 	}
 	var auth nostr.Event

@@ -56,7 +56,12 @@ func VerifyLog(ctx context.Context, live store.Reader, admin string, scratch sto
 	h.Store = st
 	// Copy the log as plain rows (no rules: the rules need the events state
 	// events point at), then replay the rules over it exactly as a restart does.
-	if err := st.Exec(ctx, func(tx store.WriteTx) error { return store.CopyRows(live, tx) }); err != nil {
+	if err := st.Exec(ctx, func(tx store.WriteTx) error {
+		if err := store.CopyRows(live, tx); err != nil {
+			return err
+		}
+		return copyHubKeys(live, tx)
+	}); err != nil {
 		return nil, 0, err
 	}
 	replayed, _, err = h.Rebuild(ctx)
@@ -75,6 +80,26 @@ func VerifyLog(ctx context.Context, live store.Reader, admin string, scratch sto
 		diffs = append(diffs, diffRows(t, a, b)...)
 	}
 	return diffs, replayed, nil
+}
+
+// copyHubKeys copies the keys the log's hubs sign with (hub_keys, not a
+// projection) into the scratch log: their 8000s and 8001s count there too.
+func copyHubKeys(live store.Reader, tx store.WriteTx) error {
+	rows, err := live.Query(`SELECT pubkey FROM hub_keys`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk string
+		if err := rows.Scan(&pk); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO hub_keys (pubkey) VALUES (?) ON CONFLICT (pubkey) DO NOTHING`, pk); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // dumpTable renders every row of a table as a sorted list of strings.

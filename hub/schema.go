@@ -3,7 +3,7 @@ package hub
 // projectionTables are derived from the log: Rebuild empties and refills them,
 // and replay --verify compares them. Their columns hold nothing that is not a
 // function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "hub_info"}
+var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "hub_info", "invite_uses"}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS hub_members (
@@ -68,6 +68,20 @@ var schema = []string{
 		owner TEXT NOT NULL,
 		agent TEXT NOT NULL,
 		PRIMARY KEY (owner, agent)
+	)`,
+	// Not a projection: every key a hub on this log has signed with (each
+	// instance records its own at start), so the 8000s and 8001s a hub
+	// signed for invites and leave requests (join.go) hold on replay, on
+	// another instance of a shared log and after a new DATA/hub.key.
+	// Rebuild keeps it.
+	`CREATE TABLE IF NOT EXISTS hub_keys (
+		pubkey TEXT PRIMARY KEY
+	)`,
+	// The keys each invite claim admitted (hub-signed 8000s naming it).
+	`CREATE TABLE IF NOT EXISTS invite_uses (
+		claim  TEXT NOT NULL,
+		member TEXT NOT NULL,
+		PRIMARY KEY (claim, member)
 	)`,
 	// Not a projection: the created_at of the hub's last state snapshot per
 	// channel, so each new snapshot is strictly newer than the last.

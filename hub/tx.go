@@ -58,7 +58,7 @@ type change struct {
 type tx struct {
 	store.WriteTx
 	admin string
-	self  string // the hub's own key: it signs the events of NIP-86 calls (nip86.go)
+	self  string // the hub's own key: it signs the events of NIP-86 calls (nip86.go) and admits keys by invite (invite.go)
 	rules ruleSet
 	cache *writeCache
 	// edits receives the view changes of the event being applied; nil when

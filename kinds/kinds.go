@@ -108,6 +108,9 @@ const (
 	HubMemberRemove  = 8001
 	HubMemberList    = 13534
 	CreatePermission = 19004
+	RelayJoin        = 28934
+	RelayInvite      = 28935
+	RelayLeave       = 28936
 )
 
 // AgentStatusMaxLifetime bounds an agent status's NIP-40 expiration: at
@@ -133,6 +136,9 @@ var table = []Kind{
 	{LeaveRequest, "leave", NonConversational, Regular, []string{"h"}, ChannelMembers, false, Lasting, "the last owner cannot leave"},
 	{HubMemberList, "hub member list (NIP-43)", NonConversational, Replaceable, nil, Members, true, NoEffect, "hub-signed: `-` and one `member` tag per hub member, the admin included; re-signed on every 8000/8001 and at start"},
 	{CreatePermission, "who may create channels", NonConversational, Replaceable, nil, Members, true, NoEffect, "hub-signed: one `p` tag per key that may create channels (every hub member), as NIP-29 clients read it to offer \"create room\"; re-signed with 13534"},
+	{RelayJoin, "join request (NIP-43)", NonConversational, Ephemeral, nil, AuthorOnly, false, NoEffect, "a `claim` tag: an invite claim (28935); the one EVENT a key that is not a member may send after AUTH; judged by the hub (a member: OK true `duplicate:`), never stored or relayed; admits the key with a hub-signed 8000"},
+	{RelayInvite, "invite claim (NIP-43)", NonConversational, Ephemeral, nil, AuthorOnly, true, NoEffect, "hub-signed: `-`, `claim`, `u` (uses), `x` (lifetime, seconds), `expiration`; made for the member whose REQ for 28935 asks (`#u` uses, `#x` lifetime in seconds); never stored or relayed"},
+	{RelayLeave, "leave request (NIP-43)", NonConversational, Ephemeral, nil, AuthorOnly, false, NoEffect, "from a member; judged by the hub, never relayed; the member is removed with a hub-signed 8001 (the configured admin, an agent or a device refused with the reason)"},
 	{Presence, "presence", NonConversational, Ephemeral, nil, Members, false, NoEffect, ""},
 	{Typing, "typing", NonConversational, Ephemeral, []string{"h"}, ChannelMembers, false, NoEffect, ""},
 	{Auth, "AUTH (NIP-42)", NoPartition, NeverStored, []string{"relay", "challenge"}, AuthorOnly, false, NoEffect, "only inside an AUTH message"},

@@ -40,6 +40,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	// sees the connection.
 	c.mu.Lock()
 	c.pubkey, c.refusal = strings.Clone(ev.PubKey), "" // not a view of the whole AUTH message
+	c.guest, c.guestAuth, c.guestable = "", nil, false
 	c.mu.Unlock()
 	msg := ""
 	for _, fn := range r.Hooks.Admit {
@@ -51,8 +52,12 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 		msg = r.joinMember(c)
 	}
 	if msg != "" {
+		if c.asGuest(ev, msg) { // NIP-43: it may ask to join (guest.go)
+			r.log.Debug("guest", "pubkey", ev.PubKey, "remote", c.remote)
+			c.reply(okMsg(ev.ID, true, msg))
+			return
+		}
 		c.mu.Lock()
-		c.pubkey, c.owner, c.meta = "", "", nil
 		if strings.HasPrefix(msg, "restricted: ") {
 			c.refusal = msg
 		}
@@ -72,10 +77,13 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 // auth-required:.
 func (c *Conn) notAuthed(to string) string {
 	c.mu.Lock()
-	why := c.refusal
+	why, guest := c.refusal, c.guest != ""
 	c.mu.Unlock()
 	if why == "" {
 		return "auth-required: authenticate with NIP-42 before " + to
+	}
+	if guest { // authenticated, not admitted: the admission's reason as it is
+		return why
 	}
 	return "restricted: AUTH was refused: " + strings.TrimPrefix(why, "restricted: ")
 }

@@ -66,7 +66,10 @@ func (c *Conn) startUnauth() {
 	c.refilled = time.Now()
 	d := c.relay.cfg.AuthTimeout
 	c.authTimer = time.AfterFunc(d, func() {
-		if c.PubKey() == "" {
+		switch {
+		case c.Guest() != "": // NIP-43 (guest.go): authenticated, never admitted
+			c.shutdown(fmt.Sprintf("restricted: not admitted within %s of connecting; a key that is not a member may only join with an invite", d))
+		case c.PubKey() == "":
 			c.shutdown(fmt.Sprintf("auth-required: no AUTH within %s", d))
 		}
 	})

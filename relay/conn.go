@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // Conn is one client connection. Its reads (reader.go) go to a bounded queue
@@ -34,23 +35,27 @@ type Conn struct {
 	inflight chan struct{} // one token per EVENT awaiting commit
 	queued   chan struct{} // one token per message read and not yet handled
 
-	mu       sync.Mutex
-	pubkey   string  // NIP-42 authenticated pubkey
-	refusal  string  // why admission refused this connection's last AUTH, until one succeeds
-	owner    string  // for an attested agent or device: its owner
-	meta     any     // policy data attached at AUTH (e.g. the attestation)
-	member   *member // whose budget the connection counts against, from AUTH on
-	in       [][]byte
-	working  bool
-	out      []outFrame // complete frames waiting for a writer (writer.go)
-	outBytes int        // bytes in out and not yet taken by the socket
-	writing  bool       // a writer owns the socket's write side
-	midFrame bool       // a partly written frame is waiting for the rest
-	progress time.Time  // when the socket last took bytes, or the queue filled
-	room     sync.Cond  // signalled when the queue shrinks or the connection closes
-	closed   bool
-	dropping bool
-	subs     []*subscription // the open REQs, at most MaxSubscriptions: found by id in a scan
+	mu      sync.Mutex
+	pubkey  string // NIP-42 authenticated pubkey
+	refusal string // why admission refused this connection's last AUTH, until one succeeds
+	// NIP-43 guests (guest.go): a key admission refused but let stay to ask to join.
+	guestable bool         // an Admit hook allows the AUTH being admitted to become a guest
+	guest     string       // the guest's key, "" when the connection has none
+	guestAuth *nostr.Event // its AUTH event, admitted again when a join succeeds
+	owner     string       // for an attested agent or device: its owner
+	meta      any          // policy data attached at AUTH (e.g. the attestation)
+	member    *member      // whose budget the connection counts against, from AUTH on
+	in        [][]byte
+	working   bool
+	out       []outFrame // complete frames waiting for a writer (writer.go)
+	outBytes  int        // bytes in out and not yet taken by the socket
+	writing   bool       // a writer owns the socket's write side
+	midFrame  bool       // a partly written frame is waiting for the rest
+	progress  time.Time  // when the socket last took bytes, or the queue filled
+	room      sync.Cond  // signalled when the queue shrinks or the connection closes
+	closed    bool
+	dropping  bool
+	subs      []*subscription // the open REQs, at most MaxSubscriptions: found by id in a scan
 
 	// The fan-out goroutine's: the round that last gave c frames, and where
 	// they are in it (fanjoin.go).

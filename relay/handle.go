@@ -45,9 +45,16 @@ func (c *Conn) handleEvent(ev *nostr.Event) {
 	r := c.relay
 	start := time.Now()
 	r.metrics().EventIn(ev.Kind)
-	// Before AUTH an EVENT is refused unread: no hashing, no signature check.
+	// Before AUTH an EVENT is refused unread: no hashing, no signature check
+	// (a guest's join or leave request excepted: guest.go).
 	if c.needsAuth() {
-		c.reply(c.okFor(ev, start, false, c.notAuthed("publishing")))
+		if !c.guestEvent(ev, start) {
+			c.reply(c.okFor(ev, start, false, c.notAuthed("publishing")))
+		}
+		return
+	}
+	if isRequest(ev.Kind) && r.Hooks.Join != nil { // NIP-43 (guest.go)
+		c.request(ev, start)
 		return
 	}
 	k := kinds.Classify(ev.Kind)
@@ -160,6 +167,10 @@ func (c *Conn) handleReq(id string, filters []nostr.Filter) {
 	r := c.relay
 	if len(id) > r.cfg.MaxSubIDLength {
 		c.reply(closedMsg(id, fmt.Sprintf("invalid: subscription id longer than %d", r.cfg.MaxSubIDLength)))
+		return
+	}
+	if r.Hooks.Invite != nil && inviteOnly(filters) {
+		c.handleInvite(id, filters)
 		return
 	}
 	if msg := c.checkFilters(filters); msg != "" {

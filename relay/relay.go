@@ -150,6 +150,12 @@ type Hooks struct {
 	ReadScope func(c *Conn) *store.Scope
 	// Admit decides whether a NIP-42-verified pubkey may use the hub. Returns a refusal or "".
 	Admit []func(ctx context.Context, c *Conn, auth *nostr.Event) string
+	// Join judges NIP-43 join requests (kind 28934); with it set, a key the
+	// Admit hooks refuse after calling AllowGuest stays on as a guest
+	// (guest.go). nil: 28934 is an ordinary ephemeral kind.
+	Join JoinHook
+	// Invite answers REQs for kind 28935 alone (NIP-43 invite claims).
+	Invite InviteHook
 	// Relayed runs after an ephemeral event (never stored) was handed to this
 	// relay's live subscribers, on the connection's goroutine: keep it short.
 	Relayed []func(ev *nostr.Event)

@@ -94,8 +94,8 @@ func serveClosedHub(t testing.TB, addr string, hk identity.Keys, path string, op
 func (h *closedHub) as(t testing.TB, k key, extra ...nostr.Tag) *raw {
 	t.Helper()
 	r := dialRaw(t, h.URL)
-	if ok, msg := r.authWith(k, h.URL, 0, extra...); !ok {
-		t.Fatalf("AUTH as %s refused: %s", k.pk[:8], msg)
+	if ok, msg := r.authWith(k, h.URL, 0, extra...); !ok || msg != "" { // a message with OK true: a NIP-43 guest
+		t.Fatalf("AUTH as %s not admitted: %v %s", k.pk[:8], ok, msg)
 	}
 	return r
 }

@@ -83,7 +83,16 @@ func TestAuthAttackMatrix(t *testing.T) {
 		try(t, func(ch string) *nostr.Event { return authEvent(member, h.URL, ch, time.Now().Add(-5*time.Minute)) }, "invalid: AUTH created_at must be within 1m0s of the hub's clock")
 	})
 	t.Run("non-member", func(t *testing.T) {
-		try(t, func(ch string) *nostr.Event { return authEvent(stranger, h.URL, ch, time.Now()) }, "restricted: … is not a member of this hub; ask a hub admin to add you, or authenticate with your owner's NIP-OA auth tag")
+		// NIP-43: AUTH completes (a guest may ask to join, test/nip43_test.go),
+		// everything else is refused with the reason its OK carried
+		want := strangerReason(stranger, "a hub admin")
+		c := guest(t, h.URL, stranger, want)
+		if _, msg := c.req("after", nostr.Filter{Kinds: []int{1}}); msg != want {
+			t.Fatalf("a guest's REQ: %q, want %q", msg, want)
+		}
+		if ok, msg := c.publish(stranger.sign(t, 1, "hi")); ok || msg != want {
+			t.Fatalf("a guest's EVENT: %v %q, want %q", ok, msg, want)
+		}
 	})
 	t.Run("expired attestation", func(t *testing.T) {
 		agent := newKey(t)
@@ -135,9 +144,10 @@ func TestRemovedOwnerCascadesToAgents(t *testing.T) {
 	if ok, msg := c.authWith(agent, h.URL, 0, tag); ok || !hasPrefix(msg, "restricted:") {
 		t.Fatalf("removed owner's agent: %v %q", ok, msg)
 	}
-	c2 := dialRaw(t, h.URL)
-	if ok, msg := c2.authWith(owner, h.URL, 0); ok || !hasPrefix(msg, "restricted:") {
-		t.Fatalf("removed owner: %v %q", ok, msg)
+	c2 := dialRaw(t, h.URL) // a guest now (NIP-43), refused everything but a join
+	c2.authWith(owner, h.URL, 0)
+	if _, msg := c2.req("r", nostr.Filter{Kinds: []int{1}}); !hasPrefix(msg, "restricted: ") || !strings.Contains(msg, "is not a member of this hub") {
+		t.Fatalf("removed owner's REQ: %q", msg)
 	}
 }
 

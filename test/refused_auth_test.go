@@ -13,10 +13,11 @@ import (
 // refusal's reason (not auth-required:, on which clients such as NDK wait to
 // authenticate again until they time out); a protocol mistake in the AUTH
 // (invalid:) still leaves auth-required:, and a member's AUTH on the same
-// connection afterwards works. The NDK and nostr-tools side of it:
+// connection afterwards works (with --invites off: otherwise the stranger is a
+// NIP-43 guest, test/nip43_test.go). The NDK and nostr-tools side of it:
 // test/interop/refused_auth.test.js.
 func TestRefusedAuthSaysWhy(t *testing.T) {
-	h := startHubProc(t)
+	h := startHubProcOn(t, []string{"--invites", "off"}) // else a stranger is a NIP-43 guest (test/nip43_test.go)
 	stranger := newKey(t)
 	npub, _ := nip19.EncodePublicKey(stranger.pk)
 	want := "restricted: AUTH was refused: " + npub + " is not a member of this hub"

@@ -37,8 +37,8 @@ func closeOf(t testing.TB, ws *websocket.Conn, d time.Duration) (int, string) {
 func (p *hubProc) as(t testing.TB, k key) *raw {
 	t.Helper()
 	r := dialRaw(t, p.URL)
-	if ok, msg := r.auth(k, p.URL); !ok {
-		t.Fatalf("AUTH refused: %s", msg)
+	if ok, msg := r.auth(k, p.URL); !ok || msg != "" { // a message with OK true: a NIP-43 guest
+		t.Fatalf("AUTH not admitted: %v %s", ok, msg)
 	}
 	return r
 }

@@ -23,7 +23,7 @@ func TestWebRefusalShownAsOneLine(t *testing.T) {
 	b.waitVisible(tid("key-import"))
 	b.setValue(tid("key-import"), nsec)
 	b.click(tid("key-import-submit"))
-	want := "restricted: " + stranger.Npub() + " is not a member of this hub; ask a hub admin to add you, or authenticate with your owner's NIP-OA auth tag"
+	want := "restricted: " + stranger.Npub() + " is not a member of this hub; join with an invite from a hub admin, ask a hub admin to add you, or authenticate with your owner's NIP-OA auth tag"
 	b.waitUntil("the sign-in screen shows the refusal", `(() => { const e = document.querySelector(".signin .err"); return !!e && e.textContent.includes("not a member") })()`)
 	if got := evalAs[string](b, `document.querySelector(".signin .err").textContent`); strings.TrimSpace(got) != want {
 		t.Fatalf("the sign-in screen says %q, want the hub's reason %q", got, want)

@@ -32,7 +32,7 @@ func newRootCmd() *cobra.Command {
 	addGlobalFlags(root)
 	usageErrors(root)
 	root.AddCommand(newServeCmd(), newImportCmd(), newAdminCmd(), newKeyCmd(), newAgentCmd(), newProfileCmd(),
-		newMemberCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newSearchCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newChatCmd(), newWaitCmd(), newWhoCmd(), newStatusCmd(),
+		newMemberCmd(), newInviteCmd(), newChannelCmd(), newSendCmd(), newReadCmd(), newSearchCmd(), newTailCmd(), newReactCmd(), newEditCmd(), newDeleteCmd(), newDMCmd(), newChatCmd(), newWaitCmd(), newWhoCmd(), newStatusCmd(),
 		newBridgeCmd(), newAgentGuardCmd(), newMCPCmd(), newWorkflowCmd(), newPairCmd(), newJoinCmd(), newDeviceCmd(), newVersionCmd())
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root

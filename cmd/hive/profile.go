@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
+	"github.com/nbd-wtf/go-nostr"
 	"github.com/spf13/cobra"
 )
 
@@ -49,12 +53,19 @@ type profileView struct {
 
 func newProfileAddCmd() *cobra.Command {
 	var newKey, use bool
+	var invite string
 	cmd := &cobra.Command{
-		Use:   "add NAME --hub URL[,URL...] (--key FILE | --new-key) [--pin PIN]",
+		Use:   "add NAME --hub URL[,URL...] (--key FILE | --new-key) [--pin PIN] [--invite LINK]",
 		Short: "Add or update a profile; --new-key makes its key in $HIVE_HOME/keys",
 		Long: `Add a profile, or update an existing one: what is not given is kept (the
-pin and attestation only while the hub and the key stay the same).`,
+pin and attestation only while the hub and the key stay the same).
+
+With --invite (an invite link or claim from hive invite, the web chat or
+flotilla) the key joins the hub first (NIP-43) and the profile is written
+only once the hub admitted it; the link's hub is the profile's when --hub is
+not given.`,
 		Example: `  hive profile add alice --hub wss://devbox:7447 --pin sha256/... --new-key
+  hive profile add alice --hub wss://devbox:7447 --new-key --invite 'https://devbox:7447/?c=...&r=...'
   hive profile add admin --hub wss://127.0.0.1:7447 --pin sha256/... --key .hive/admin.key
   hive profile add admin --pin sha256/...     # the hub's new pin, the rest kept`,
 		Args: exactArgs(1, "NAME"),
@@ -62,6 +73,16 @@ pin and attestation only while the hub and the key stay the same).`,
 			set, home, err := profiles()
 			if err != nil {
 				return err
+			}
+			var claim string
+			if invite != "" {
+				var hub string
+				if hub, claim, err = client.ParseInvite(invite); err != nil {
+					return usageErrorf("--invite: %v", err)
+				}
+				if hub != "" && flagOrEnv(cmd, "hub") == "" {
+					cmd.Flags().Set("hub", hub)
+				}
 			}
 			pr, err := profileFromFlags(cmd, set, args[0], newKey)
 			if err != nil {
@@ -73,18 +94,25 @@ pin and attestation only while the hub and the key stay the same).`,
 				if keys, err = identity.GenerateKeys(); err != nil {
 					return err
 				}
-				if err := os.MkdirAll(filepath.Dir(pr.Key), 0o700); err != nil {
-					return err
-				}
-				if err := identity.SaveKeyFile(pr.Key, keys, identity.SaveOptions{}); err != nil {
-					return keyError(err)
-				}
 			} else {
 				if pr.Key, err = filepath.Abs(pr.Key); err != nil {
 					return err
 				}
 				if keys, err = loadKeyFile(cmd, pr.Key); err != nil {
 					return err
+				}
+			}
+			if claim != "" {
+				if err := joinWithInvite(cmd, pr, keys, claim); err != nil {
+					return err
+				}
+			}
+			if newKey {
+				if err := os.MkdirAll(filepath.Dir(pr.Key), 0o700); err != nil {
+					return err
+				}
+				if err := identity.SaveKeyFile(pr.Key, keys, identity.SaveOptions{}); err != nil {
+					return keyError(err)
 				}
 			}
 			if err := set.Put(pr); err != nil {
@@ -102,14 +130,41 @@ pin and attestation only while the hub and the key stay the same).`,
 				if v.Current {
 					fmt.Fprintf(w, "it is the current profile\n")
 				}
+				if claim != "" {
+					_, err := fmt.Fprintf(w, "joined the hub with the invite: %s is a member\n", v.Npub)
+					return err
+				}
 				_, err := fmt.Fprintf(w, "if it is not a member yet, a hub admin admits it with: hive member add %s\n", v.Npub)
 				return err
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&newKey, "new-key", false, "create a new key file for this profile in $HIVE_HOME/keys")
+	cmd.Flags().StringVar(&invite, "invite", "", "an invite link or claim (hive invite): join the hub with the key before writing the profile")
+	addTimeoutFlag(cmd, 10*time.Second)
 	cmd.Flags().BoolVar(&use, "use", false, "make it the current profile")
 	return cmd
+}
+
+// joinWithInvite connects to the profile's hub as keys with the invite
+// claim: the hub admits the key (or says it already is a member), or the
+// command fails with the hub's reason.
+func joinWithInvite(cmd *cobra.Command, pr client.Profile, keys identity.Keys, claim string) error {
+	ctx, cancel := context.WithTimeout(cmd.Context(), timeoutOf(cmd))
+	defer cancel()
+	var tag nostr.Tag
+	if pr.Attestation != "" {
+		tag, _ = identity.ParseTagJSON(pr.Attestation)
+	}
+	c, err := client.Connect(ctx, client.Options{URLs: pr.Hubs, Keys: keys, Pin: pr.Pin, AuthTag: tag, Invite: claim})
+	if errors.Is(err, client.ErrAuth) && client.RefusalReason(err) != "" {
+		return withHint(err, "ask whoever invited you for a new invite link (hive invite)")
+	}
+	if err != nil {
+		return connectError(target{hubs: pr.Hubs, pin: pr.Pin, pinProfile: pr.Name}, err)
+	}
+	c.Close()
+	return nil
 }
 
 // profileFromFlags is the profile `profile add NAME` writes: the flags over

@@ -43,6 +43,7 @@ type serveFlags struct {
 	metrics    string
 	logFormat  string
 	web        bool // --web: serve the web chat at / to browsers
+	invites    string
 }
 
 func newServeCmd() *cobra.Command {
@@ -69,6 +70,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.metrics, "metrics", "", `serve Prometheus /metrics on this address (e.g. 127.0.0.1:9447), or "main" for the hub's own listener`)
 	cmd.Flags().BoolVar(&f.web, "web", true, "serve the web chat to browsers at the hub's URL (--web=false: off)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	cmd.Flags().StringVar(&f.invites, "invites", string(hub.InvitesAdmins), "who may make NIP-43 invites (hive invite, a REQ for kind 28935): members, admins or off (off: a key that is not a member is refused at AUTH)")
 	cmd.Flags().BoolVar(&f.plaintext, "insecure-plaintext", false, "allow plain ws on a non-loopback address (behind a TLS reverse proxy)")
 	cmd.Flags().StringVar(&f.store, "store", "", "event log: a postgres:// URL to share one PostgreSQL log between several hive instances (default: SQLite in --data)")
 	cmd.Flags().DurationVar(&f.window, "commit-window", 0, "group commit: how long a small batch waits for more events before its fsync (default 1ms, held only after a batch of several; negative: none)")
@@ -158,8 +160,14 @@ func serve(ctx context.Context, f serveFlags) error {
 			return exitWith(exitUsage, fmt.Errorf("--public-url %q: want a ws:// or wss:// URL", u))
 		}
 	}
+	switch hub.InviteMode(f.invites) {
+	case hub.InvitesMembers, hub.InvitesAdmins, hub.InvitesOff:
+	default:
+		return exitWith(exitUsage, fmt.Errorf("--invites %q: want members, admins or off", f.invites))
+	}
 	m := newHubMetrics()
 	h, err := hub.Open(hub.Config{
+		Invites:   hub.InviteMode(f.invites),
 		OpenStore: openStore,
 		Admin:     admin,
 		Keys:      hubKey,

@@ -20,24 +20,25 @@ export function freePort() {
 }
 
 // startSQLiteHub runs HIVE_BIN's hive serve over SQLite on a free port with
-// data in a new temp dir named by prefix; it returns { hub, dataDir, url }.
-export async function startSQLiteHub (prefix, adminPK) {
+// data in a new temp dir named by prefix, and extra serve flags; it returns
+// { hub, dataDir, url }.
+export async function startSQLiteHub (prefix, adminPK, extra = []) {
   const bin = process.env.HIVE_BIN
   assert.ok(bin, 'HIVE_BIN must name a built hive binary (make test-interop sets it)')
   const dataDir = mkdtempSync(join(tmpdir(), prefix))
   const addr = `127.0.0.1:${await freePort()}`
-  const hub = await startHub(bin, addr, dataDir, adminPK, '')
+  const hub = await startHub(bin, addr, dataDir, adminPK, '', extra)
   return { hub, dataDir, url: `ws://${addr}` }
 }
 
 // startHub runs hive serve on addr with data in dir and adminPK as its
 // admin, over the PostgreSQL log at storeURL if given (make test-interop's
 // second run sets HIVE_STORE; one suite at a time may use that database).
-export function startHub(bin, addr, dir, adminPK, storeURL = process.env.HIVE_STORE) {
+export function startHub(bin, addr, dir, adminPK, storeURL = process.env.HIVE_STORE, extra = []) {
   let hubLog = ''
   return new Promise((resolve, reject) => {
     const store = storeURL ? ['--store', storeURL] : []
-    const child = spawn(bin, ['serve', '--addr', addr, '--data', dir, '--admin', adminPK, ...store], {
+    const child = spawn(bin, ['serve', '--addr', addr, '--data', dir, '--admin', adminPK, ...store, ...extra], {
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     const timer = setTimeout(() => {

@@ -27,7 +27,8 @@ let url
 const closers = []
 
 before(async () => {
-  ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-auth-', adminPK))
+  // --invites off: with invites a stranger completes AUTH as a NIP-43 guest (nip43.test.js)
+  ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-auth-', adminPK, ['--invites', 'off']))
 })
 
 after(async () => {

@@ -31,7 +31,7 @@ func admissionLine(reason string) string {
 	case strings.Contains(reason, "attestation expired") || strings.Contains(reason, "does not hold by the hub's clock"):
 		return "your owner's attestation expired: ask for a fresh one"
 	case strings.Contains(reason, "is not a member of this hub"):
-		return "this key is not a member of the hub: ask a hub admin to add you"
+		return "this key is not a member of the hub: ask a hub admin to add you, or for an invite (hive profile add --invite)"
 	}
 	return reason
 }

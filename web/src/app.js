@@ -1,11 +1,13 @@
 // hive's web chat: the entry point. It builds the page's frame (top bar with
 // the connection state, the refusal line, the alerts bar), signs in from the
-// key kept in this browser (web/src/store) or shows the sign-in screens, and
+// key kept in this browser (web/src/store) or shows the sign-in screens (an
+// invite link opens "I have an invite" filled in), and
 // runs the chat (web/src/ui/session.js, web/src/ui/chat.js).
 import './app.css';
 import { HubConnection } from './hub/connection.js';
 import { localSigner, nip07Signer } from './hub/signer.js';
-import { parseSecretKey, publicKeyOf } from './keys/index.js';
+import { parseInvite } from './hub/invite.js';
+import { generateSecretKey, parseSecretKey, publicKeyOf } from './keys/index.js';
 import { joinPairing } from './pair/index.js';
 import { forget, loadIdentity, saveExtension, saveLocal, unlock } from './store/keystore.js';
 import { ChatView } from './ui/chat.js';
@@ -72,12 +74,32 @@ class App {
         await saveLocal(sk, pub, pass);
         await this.connect(pub, sk);
       },
+      invite: (text, pass) => this.join(text, pass),
       extension: async () => {
         const pubkey = await globalThis.nostr.getPublicKey();
         await saveExtension(pubkey);
         await this.connect({ kind: 'nip07', pubkey }, null);
       },
-    }, message);
+    }, message, pageInvite());
+  }
+
+  // join makes a key in this browser and joins the hub with an invite (NIP-43):
+  // the key is kept only once the hub admitted it.
+  async join(text, pass) {
+    const { hub, claim } = parseInvite(text);
+    if (hub && !sameHub(hub, hubURL())) throw new Error(`This invite is for ${hub}; open its link there.`);
+    const sk = generateSecretKey();
+    const pub = { pubkey: publicKeyOf(sk) };
+    const conn = new HubConnection({ url: hubURL(), signer: localSigner(sk), invite: claim });
+    try {
+      await conn.start();
+    } catch (e) {
+      conn.close();
+      throw new Error(e?.reason || e?.message || String(e));
+    }
+    await saveLocal(sk, pub, pass);
+    history.replaceState(null, '', location.pathname + location.hash); // the claim is used: off the address bar
+    await this.connect(pub, sk, conn);
   }
 
   async pair(uri, ui, pass) {
@@ -161,6 +183,11 @@ class App {
     this.alerts.hidden = true;
     showRefusal(this.refusal, '');
   }
+}
+
+// pageInvite is the invite link the page was opened from (?c=claim&r=hub), or ''.
+function pageInvite() {
+  return new URLSearchParams(location.search).get('c') ? location.href : '';
 }
 
 function deviceName() {

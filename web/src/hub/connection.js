@@ -1,11 +1,12 @@
 // A connection to a hive hub from the browser (or Node): one websocket,
 // NIP-42 AUTH with a signer (and the owner's NIP-OA tag for a device),
-// subscriptions that survive reconnects (./subscription.js), publish with
-// OK, and reconnecting with jittered backoff until the hub refuses for good.
+// subscriptions that survive reconnects (./subscription.js), joining with a
+// NIP-43 invite (./invite.js), publish with OK, and reconnecting with jittered backoff until the hub refuses for good.
 // The rules are client/'s (conn.go, client.go, subscribe.go).
 import { KIND } from '../model/kinds.js'
 import { parseAuthTag } from '../keys/nipoa.js'
 import { HubError } from './errors.js'
+import { joinRequest } from './invite.js'
 import { Stamper } from './stamp.js'
 import { Subscription } from './subscription.js'
 
@@ -18,11 +19,12 @@ const PROBE = 'hb' // the heartbeat's subscription id
  * authenticating, connected, reconnecting, refused, closed.
  */
 export class HubConnection {
-  constructor ({ url, signer, authTag = null, WebSocket, minBackoff = 250, maxBackoff = 5000, skewMargin = 10, timeout = 10000, heartbeat = 30000 }) {
+  constructor ({ url, signer, authTag = null, invite = '', WebSocket, minBackoff = 250, maxBackoff = 5000, skewMargin = 10, timeout = 10000, heartbeat = 30000 }) {
     if (!/^wss?:\/\//i.test(url || '')) throw new HubError(`invalid: the hub URL must start with ws:// or wss:// (got ${JSON.stringify(url)})`)
     this.url = url
     this.signer = signer
     this.authTag = authTag
+    this.invite = invite // a NIP-43 invite claim: joins the hub if the key is not a member yet
     this.WS = WebSocket || globalThis.WebSocket
     if (!this.WS) throw new Error('no WebSocket: pass one (in Node: the ws package)')
     Object.assign(this, { minBackoff, maxBackoff, skewMargin, timeout, heartbeat })
@@ -185,8 +187,23 @@ export class HubConnection {
       ws.authID = ev.id
       ws.send(JSON.stringify(['AUTH', ev]))
     } else if (label === 'OK' && ws.authID && msg[1] === ws.authID) {
+      const why = String(msg[3] ?? '')
+      if (msg[2] !== true) { this.refuse(why || 'AUTH refused'); return }
+      // NIP-43: a key that is not a member completes AUTH as a guest, told
+      // why in the OK; with an invite it sends its join request (client/invite.go).
+      if (!why.startsWith('restricted: ')) { this.up(ws); return }
+      if (!this.invite) { this.refuse(why); return }
+      let ev
+      try { ev = await this.signer.signEvent(joinRequest(this.invite)) } catch (e) {
+        this.refuse(`cannot sign the join request: ${e.message}`)
+        return
+      }
+      if (this.ws !== ws) return
+      ws.joinID = ev.id
+      ws.send(JSON.stringify(['EVENT', ev]))
+    } else if (label === 'OK' && ws.joinID && msg[1] === ws.joinID) {
       if (msg[2] === true) this.up(ws)
-      else this.refuse(String(msg[3] ?? 'AUTH refused'))
+      else this.refuse(String(msg[3] ?? 'join request refused'))
     }
   }
 

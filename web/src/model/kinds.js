@@ -21,6 +21,8 @@ export const KIND = Object.freeze({
   Presence: 20001,
   Typing: 20002,
   Auth: 22242,
+  RelayJoin: 28934,
+  RelayInvite: 28935,
   PairingMessage: 24134,
   ObserverFrame: 24200,
   ReadState: 30078,

@@ -1,6 +1,7 @@
 // The sign-in screens: pair this browser as a device (paste the `hive pair`
 // URI or scan its QR code, compare the 6-digit SAS), import an nsec or
-// ncryptsec, or use a NIP-07 extension; and the unlock screen for a key
+// ncryptsec, join with an invite (a new key made here), or use a NIP-07
+// extension; and the unlock screen for a key
 // stored under a passphrase. The work is done by the actions passed in.
 import { h, replace } from './dom.js';
 import { startScanner } from './scan.js';
@@ -104,6 +105,23 @@ function importSection(actions, storePass) {
   return h('section', { 'aria-labelledby': 'import-h' }, h('h2', { id: 'import-h' }, 'Import a key'), form);
 }
 
+function inviteSection(actions, storePass, invite) {
+  const link = h('input', { 'data-testid': 'invite-link', id: 'invite-link', placeholder: 'invite link or claim', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'invite link' });
+  if (invite) link.value = invite;
+  const submit = h('button', { class: 'primary', 'data-testid': 'invite-join', type: 'submit' }, 'Join');
+  const line = statusLine();
+  const form = h('form', { onsubmit: (e) => {
+    e.preventDefault();
+    busy([submit], line, async () => {
+      say(line, 'Making a key in this browser and joining the hub…');
+      await actions.invite(link.value.trim(), storePass());
+    });
+  } },
+  h('p', { class: 'dim' }, 'Paste the invite link a hub member gave you (', h('code', null, 'hive invite'), '). This browser makes a new key and joins with it.'),
+  h('div', { class: 'row' }, link, submit), line);
+  return h('section', { 'aria-labelledby': 'invite-h' }, h('h2', { id: 'invite-h' }, 'I have an invite'), form);
+}
+
 function extensionSection(actions) {
   const line = statusLine();
   const btn = h('button', { 'data-testid': 'nip07-start', type: 'button', onclick: () => busy([btn], line, async () => {
@@ -114,18 +132,25 @@ function extensionSection(actions) {
   return h('section', { 'aria-labelledby': 'ext-h' }, h('h2', { id: 'ext-h' }, 'Sign in with an extension'), btn, line);
 }
 
-/** renderSignIn shows the sign-in screen; actions: pair, importKey, extension. */
-export function renderSignIn(root, actions, message) {
+/**
+ * renderSignIn shows the sign-in screen; actions: pair, importKey, invite,
+ * extension. invite, when the page was opened from an invite link, puts
+ * "I have an invite" first, filled in.
+ */
+export function renderSignIn(root, actions, message, invite) {
   const pass = h('input', { type: 'password', autocomplete: 'new-password', 'data-testid': 'store-passphrase', 'aria-label': 'passphrase for this browser' });
   const storePass = () => pass.value;
+  const join = inviteSection(actions, storePass, invite);
   replace(root, h('div', { class: 'signin' },
-    h('h1', null, 'Sign in to this hub'),
+    h('h1', null, invite ? 'Join this hub' : 'Sign in to this hub'),
     message ? h('p', { class: 'err', role: 'alert' }, message) : null,
+    invite ? join : null,
     pairSection(actions, storePass),
     importSection(actions, storePass),
+    invite ? null : join,
     extensionSection(actions),
     h('section', null, h('label', null, 'Lock the key in this browser with a passphrase (optional; asked for each time you open the page)', pass))));
-  root.querySelector('[data-testid="pair-uri"]').focus();
+  root.querySelector(invite ? '[data-testid="invite-join"]' : '[data-testid="pair-uri"]').focus();
 }
 
 /** renderUnlock asks for the passphrase of a stored key; actions: unlock, forget. */

@@ -1,0 +1,82 @@
+package test
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr/nip19"
+)
+
+// hive invite and hive profile add --invite against the real binary: the
+// admin's invite admits a new key from its link alone (the hub taken from
+// the link), which then lists the admin and itself in hive member list; the
+// used-up claim, a forged one and a member's hive invite (--invites admins)
+// are refused with the hub's reason, exit 3, and write no profile or key.
+func TestInviteCLIBinary(t *testing.T) {
+	data := t.TempDir()
+	p := startProc(t, data, freeAddr(t))
+	admin := newCLI(t)
+	admin.ok("profile", "add", "admin", "--hub", p.URL, "--key", filepath.Join(data, "admin.key"))
+	var inv struct {
+		Claim, Link, Hub string
+		Uses             int
+		Expires          string
+	}
+	if err := json.Unmarshal([]byte(admin.ok("invite", "--json")), &inv); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(inv.Link)
+	if err != nil || inv.Uses != 1 || inv.Hub != p.URL || u.Query().Get("c") != inv.Claim || u.Query().Get("r") != p.URL || u.Scheme != "http" {
+		t.Fatalf("hive invite --json: %+v (link %v)", inv, err)
+	}
+	text := admin.ok("invite", "--uses", "3", "--expires", "1h")
+	if !strings.Contains(text, "admits 3 keys until ") || !strings.Contains(text, "hive profile add NAME --hub "+p.URL+" --new-key --invite '") {
+		t.Errorf("hive invite:\n%s", text)
+	}
+
+	bob := newCLI(t)
+	out := bob.ok("profile", "add", "bob", "--new-key", "--invite", inv.Link)
+	if !strings.Contains(out, "joined the hub with the invite") {
+		t.Errorf("profile add --invite:\n%s", out)
+	}
+	var bobView struct{ Npub string }
+	json.Unmarshal([]byte(bob.ok("profile", "add", "bob", "--json")), &bobView)
+	members := bob.ok("member", "list")
+	adminNpub, _ := nip19.EncodePublicKey(readKeyFile(t, filepath.Join(data, "admin.key")).pk)
+	for _, want := range []string{adminNpub, bobView.Npub} {
+		if want == "" || !strings.Contains(members, want) {
+			t.Errorf("hive member list (as bob) lacks %q:\n%s", want, members)
+		}
+	}
+
+	carol := newCLI(t)
+	e := carol.fails(t, 3, "profile", "add", "carol", "--new-key", "--invite", inv.Link)
+	if !strings.HasSuffix(e.Message, "restricted: that invite code has been used 1 of 1 times; ask for a new one") || !strings.Contains(e.Hint, "new invite link") {
+		t.Errorf("a used-up invite: %+v", e)
+	}
+	forged := []byte(inv.Claim)
+	forged[40] ^= 1
+	e = carol.fails(t, 3, "profile", "add", "carol", "--hub", p.URL, "--new-key", "--invite", string(forged))
+	if !strings.HasSuffix(e.Message, "restricted: that is not a valid invite code for this hub") {
+		t.Errorf("a forged invite: %+v", e)
+	}
+	if list := carol.ok("profile", "list", "--json"); strings.Contains(list, "carol") {
+		t.Errorf("a refused invite wrote a profile: %s", list)
+	}
+	if _, err := os.Stat(filepath.Join(carol.home, "keys", "carol.key")); !os.IsNotExist(err) {
+		t.Errorf("a refused invite wrote a key file: %v", err)
+	}
+	e = bob.fails(t, 3, "invite")
+	if !strings.HasSuffix(e.Message, "restricted: only hub admins make invites on this hub (hive serve --invites admins)") || !strings.Contains(e.Hint, "ask a hub admin for an invite") {
+		t.Errorf("a member's hive invite: %+v", e)
+	}
+	bob.fails(t, 1, "invite", "--uses", "0")
+	carol.fails(t, 1, "profile", "add", "carol", "--new-key", "--invite", "https://x.example/?r=wss://x.example")
+	if _, errOut, code := carol.run("serve", "--data", t.TempDir(), "--addr", freeAddr(t), "--invites", "everyone"); code != 1 || !strings.Contains(errOut, `--invites "everyone": want members, admins or off`) {
+		t.Errorf("hive serve --invites everyone: exit %d\n%s", code, errOut)
+	}
+}
