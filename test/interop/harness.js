@@ -103,7 +103,7 @@ export async function authRelay (Relay, url, sign) {
     await new Promise((r) => setTimeout(r, 10))
   }
   try {
-    await withTimeout(relay.auth(sign), 5_000, 'AUTH')
+    relay.authMessage = String(await withTimeout(relay.auth(sign), 5_000, 'AUTH') ?? '') // a guest's OK carries its reason
   } catch (err) {
     relay.close()
     throw err
