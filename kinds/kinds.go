@@ -96,6 +96,10 @@ const (
 	ReadState        = 30078
 	AgentRevocation  = 30450
 	WorkflowDef      = 30460
+	WorkflowStatus   = 30461
+	RunClaim         = 40460
+	RunRecord        = 40461
+	RunRequest       = 40462
 	GroupMetadata    = 39000
 	GroupAdmins      = 39001
 	GroupMembers     = 39002
@@ -140,6 +144,10 @@ var table = []Kind{
 	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, NoEffect, "`d` = read-state:<context>; content = position (unix seconds); readable by the member's keys; never moves backwards"},
 	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "owner-signed; `d` = agent pubkey"},
 	{WorkflowDef, "workflow definition", NonConversational, Addressable, []string{"d", "h", "p"}, ChannelMembers, false, NoEffect, "by a channel owner or admin (their devices act as them); `d` = the workflow's name, `p` = its runner, content = the YAML, which must validate (spec/workflows.md)"},
+	{WorkflowStatus, "workflow status", NonConversational, Addressable, []string{"d", "h"}, ChannelMembers, false, NoEffect, "by the workflow's runner: `d` = the definition's address (30460:author:name), content = JSON: status (`active`, `paused`), reason, the definition version it is about, the newest schedule slot settled (spec/workflows.md)"},
+	{RunClaim, "workflow run claim", NonConversational, Regular, []string{"h", "a", "trigger"}, ChannelMembers, false, NoEffect, "by the runner: deterministic (created_at = the trigger's time, `trigger` = [type, ref], no content), so a second claim of one trigger is the same event; its id is the run's id"},
+	{RunRecord, "workflow run record", AuxOverlay, Regular, []string{"h", "e", "run", "status"}, ChannelMembers, false, NoEffect, "by the runner, on the run card `e` (or the trigger, for a run skipped before it had a card): `status` started, step, waiting, finished, failed, cancelled, skipped; `step` = [id, n, of], `outcome` for a step; content = JSON; the newest by the card's author is the card's badge"},
+	{RunRequest, "workflow run request", NonConversational, Regular, []string{"h", "a"}, ChannelMembers, false, NoEffect, "by a channel writer: content = {\"inputs\": {...}} starts a manual run; with a `cancel` tag (the run id) asks the runner to cancel that run"},
 	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupMembers, "channel members", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},

@@ -1,0 +1,122 @@
+package client
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// WorkflowAddress is the coordinate of a workflow definition:
+// "30460:<author>:<name>", the a tag of its runs' events.
+func WorkflowAddress(author, name string) string {
+	return kinds.Address{Kind: kinds.WorkflowDef, PubKey: author, D: name}.String()
+}
+
+// Address is the workflow's coordinate.
+func (w Workflow) Address() string { return WorkflowAddress(w.Author, w.Name) }
+
+// Enabled reports whether a definition event runs: a ["enabled", "false"]
+// tag (hive workflow disable) stops it until it is enabled or applied again.
+func Enabled(def nostr.Event) bool { return tagOf(def, "enabled") != "false" }
+
+// The trigger types of a run claim's trigger tag.
+const (
+	TriggerMessage  = "message"
+	TriggerReaction = "reaction"
+	TriggerSchedule = "schedule"
+	TriggerWebhook  = "webhook"
+	TriggerManual   = "manual"
+)
+
+// RunClaim is the claim of the run a trigger starts (spec/workflows.md,
+// "Exactly once"): signed by runner (hex), dated at the trigger's time,
+// with fixed tags and no content, so that every attempt to claim one
+// trigger is the same event, and the hub stores it once. Its id is the
+// run's id. ref is the trigger's event id, or a schedule slot's id.
+func RunClaim(runner, channel, address, trigger, ref string, at nostr.Timestamp, hops int) nostr.Event {
+	ev := nostr.Event{PubKey: runner, Kind: kinds.RunClaim, CreatedAt: at, Content: "", Tags: nostr.Tags{
+		{"h", channel}, {"a", address}, {"trigger", trigger, ref}, {"hops", strconv.Itoa(hops)}}}
+	ev.ID = ev.GetID()
+	return ev
+}
+
+// HopsOf is an event's hops tag: how many automated steps (an agent's
+// reply, a workflow's post) led to it; 0 without the tag.
+func HopsOf(ev nostr.Event) int {
+	n, _ := strconv.Atoi(tagOf(ev, "hops"))
+	return max(n, 0)
+}
+
+// RunRequest asks the runner of the workflow at address (in channel) for a
+// manual run with inputs. The run's id is the claim of this request.
+func RunRequest(channel, address string, inputs map[string]any) nostr.Event {
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	b, _ := json.Marshal(map[string]any{"inputs": inputs})
+	return ev(kinds.RunRequest, string(b), nostr.Tag{"h", channel}, nostr.Tag{"a", address})
+}
+
+// CancelRequest asks the runner to cancel the run with id run.
+func CancelRequest(channel, address, run string) nostr.Event {
+	return ev(kinds.RunRequest, "", nostr.Tag{"h", channel}, nostr.Tag{"a", address}, nostr.Tag{"cancel", run})
+}
+
+// RunRecord is one record of a run (kind 40461) as surfaces read it.
+type RunRecord struct {
+	Run       string `json:"run"`
+	Workflow  string `json:"workflow"` // the definition's address
+	Status    string `json:"status"`   // kinds.RunStarted, ...
+	Step      string `json:"step,omitempty"`
+	Index     int    `json:"index,omitempty"` // the step's number, from 1
+	Of        int    `json:"of,omitempty"`    // the steps of the run
+	Outcome   string `json:"outcome,omitempty"`
+	By        string `json:"by,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Until     int64  `json:"until,omitempty"` // a wait's end, unix seconds
+	Ms        int64  `json:"ms,omitempty"`    // a finished run's duration
+	Card      string `json:"card"`
+	Runner    string `json:"runner"`
+	ID        string `json:"id"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+// RecordBody is a run record's content.
+type RecordBody struct {
+	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"`
+	Until  int64  `json:"until,omitempty"`
+	Ms     int64  `json:"ms,omitempty"`
+	Text   string `json:"text,omitempty"` // a step's output
+	ID     string `json:"id,omitempty"`   // the event a step published
+	// Publish is the exact signed event a step is about to publish: after a
+	// crash it is sent again, the same id, so nothing posts twice.
+	Publish *nostr.Event `json:"publish,omitempty"`
+	// The started record: the definition version and its YAML, the trigger
+	// and the inputs the run goes on with whatever happens to the definition.
+	Version    string          `json:"version,omitempty"`
+	Definition string          `json:"definition,omitempty"`
+	Trigger    json.RawMessage `json:"trigger,omitempty"`
+	Inputs     map[string]any  `json:"inputs,omitempty"`
+	Initiator  string          `json:"initiator,omitempty"`
+	Hops       int             `json:"hops,omitempty"`
+}
+
+// ParseRunRecord reads a 40461; ok is false for anything else.
+func ParseRunRecord(ev nostr.Event) (RunRecord, RecordBody, bool) {
+	var b RecordBody
+	if ev.Kind != kinds.RunRecord || !kinds.ValidRunStatus(tagOf(ev, "status")) {
+		return RunRecord{}, b, false
+	}
+	json.Unmarshal([]byte(ev.Content), &b)
+	r := RunRecord{Run: tagOf(ev, "run"), Workflow: tagOf(ev, "a"), Status: tagOf(ev, "status"), Outcome: tagOf(ev, "outcome"),
+		By: b.By, Reason: b.Reason, Until: b.Until, Ms: b.Ms, Card: tagOf(ev, "e"), Runner: ev.PubKey, ID: ev.ID, CreatedAt: int64(ev.CreatedAt)}
+	if t := ev.Tags.Find("step"); len(t) >= 4 {
+		r.Step = t[1]
+		r.Index, _ = strconv.Atoi(t[2])
+		r.Of, _ = strconv.Atoi(t[3])
+	}
+	return r, b, true
+}
