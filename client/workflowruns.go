@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 
@@ -111,7 +112,7 @@ func ParseRunRecord(ev nostr.Event) (RunRecord, RecordBody, bool) {
 		return RunRecord{}, b, false
 	}
 	json.Unmarshal([]byte(ev.Content), &b)
-	r := RunRecord{Run: tagOf(ev, "run"), Workflow: tagOf(ev, "a"), Status: tagOf(ev, "status"), Outcome: tagOf(ev, "outcome"),
+	r := RunRecord{Run: tagOf(ev, kinds.RunTag), Workflow: tagOf(ev, "a"), Status: tagOf(ev, "status"), Outcome: tagOf(ev, "outcome"),
 		By: b.By, Reason: b.Reason, Until: b.Until, Ms: b.Ms, Card: tagOf(ev, "e"), Runner: ev.PubKey, ID: ev.ID, CreatedAt: int64(ev.CreatedAt)}
 	if t := ev.Tags.Find("step"); len(t) >= 4 {
 		r.Step = t[1]
@@ -119,4 +120,40 @@ func ParseRunRecord(ev nostr.Event) (RunRecord, RecordBody, bool) {
 		r.Of, _ = strconv.Atoi(t[3])
 	}
 	return r, b, true
+}
+
+// RunIDOf is the id of the run a manual run request starts: its claim's
+// id, which any reader can compute (spec/workflows.md, "Exactly once").
+func RunIDOf(w Workflow, request nostr.Event) string {
+	return RunClaim(w.Runner, w.Channel, w.Address(), TriggerManual, request.ID, request.CreatedAt, HopsOf(request)+1).ID
+}
+
+// WaitRun follows the records of run (by runner) until a final one, which
+// it returns; each record seen first goes to each (nil: none).
+func (c *Client) WaitRun(ctx context.Context, run, runner string, each func(RunRecord)) (RunRecord, error) {
+	sub, err := c.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.RunRecord}, Authors: []string{runner}, Tags: nostr.TagMap{kinds.RunTag: {run}}})
+	if err != nil {
+		return RunRecord{}, err
+	}
+	defer sub.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return RunRecord{}, ctx.Err()
+		case ev, ok := <-sub.Events():
+			if !ok {
+				return RunRecord{}, sub.Err()
+			}
+			rec, _, ok := ParseRunRecord(ev)
+			if !ok {
+				continue
+			}
+			if each != nil {
+				each(rec)
+			}
+			if kinds.RunFinal(rec.Status) {
+				return rec, nil
+			}
+		}
+	}
 }

@@ -39,3 +39,7 @@ func RunFinal(s string) bool {
 // starts no run (spec/workflows.md, "Loops and budgets"), as the bridge
 // answers no mention at that depth.
 const MaxHops = 3
+
+// RunTag names the tag of a run record that holds the run's id (its
+// claim's): one letter, so that a filter can name it (#R).
+const RunTag = "R"

@@ -1,0 +1,192 @@
+package test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// wfEnv is a hub (the real binary), alice (hub admin, owner of channel ops)
+// and bob in ops, and a runner key attested by alice and added to ops, with
+// its config: what `hive workflow serve` needs.
+type wfEnv struct {
+	p          *hubProc
+	c          *cli
+	tm         cliTeam
+	dir        string
+	config     string
+	runnerNpub string
+	runnerHex  string
+	alice      *client.Client // alice's connection, for what the test reads
+	aliceHex   string
+}
+
+func newWorkflowEnv(t *testing.T) *wfEnv {
+	t.Helper()
+	e := &wfEnv{dir: t.TempDir(), c: newCLI(t)}
+	data := filepath.Join(e.dir, "hub")
+	e.p = startProc(t, data, freeAddr(t))
+	adminKey := filepath.Join(data, "admin.key")
+	e.tm = setUpCLITeam(t, e.c, cliTeamSpec{hub: e.p.URL, admin: "alice", adminKey: adminKey, nameAdmin: true,
+		members: []string{"bob"}, creator: "alice", channels: []string{"ops"}})
+	rk := filepath.Join(e.dir, "runner.key")
+	var k struct{ Npub string }
+	json.Unmarshal([]byte(e.c.ok("key", "new", "--out", rk, "--json")), &k)
+	e.runnerNpub = k.Npub
+	e.runnerHex, _ = identity.ParsePublicKey(k.Npub)
+	var att struct{ Tag json.RawMessage }
+	json.Unmarshal([]byte(e.c.ok("agent", "attest", "--key", adminKey, "--agent", k.Npub, "--expires", "2h", "--not-before", "none", "--json")), &att)
+	os.WriteFile(filepath.Join(e.dir, "runner.tag"), append(att.Tag, '\n'), 0o600)
+	e.c.ok("channel", "add", "ops", k.Npub, "--profile", "alice")
+	e.config = filepath.Join(e.dir, "runner.toml")
+	os.WriteFile(e.config, []byte(fmt.Sprintf("hub = %q\nkey = \"runner.key\"\nattestation = \"runner.tag\"\nstate_dir = \"state\"\n", e.p.URL)), 0o600)
+	keys, err := identity.LoadKeyFile(adminKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.aliceHex = keys.PublicHex
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if e.alice, err = client.Connect(ctx, client.Options{URLs: []string{e.p.URL}, Keys: keys}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.alice.Close)
+	return e
+}
+
+// apply publishes a workflow file as alice, bound to the runner.
+func (e *wfEnv) apply(t *testing.T, name, src string) {
+	t.Helper()
+	e.c.ok("workflow", "apply", workflowFile(t, name, src), "--runner", e.runnerNpub, "--profile", "alice")
+}
+
+// runnerProc is a running `hive workflow serve`.
+type runnerProc struct{ *logged }
+
+// serve starts the runner and waits until it follows the hub (its
+// subscription's stored events are in).
+func (e *wfEnv) serve(t *testing.T, args ...string) *runnerProc {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"workflow", "serve", "--config", e.config}, args...)...)
+	cmd.Dir = e.dir
+	rp := &runnerProc{startLogged(t, cmd, "runner following", 20*time.Second)}
+	t.Cleanup(func() {
+		if rp.cmd.ProcessState == nil {
+			rp.cmd.Process.Kill()
+			rp.cmd.Wait()
+		}
+	})
+	return rp
+}
+
+func (rp *runnerProc) kill9() {
+	rp.cmd.Process.Signal(os.Kill)
+	rp.cmd.Wait()
+}
+
+// waitLog waits until the runner's log has a line containing s.
+func (rp *runnerProc) waitLog(t *testing.T, s string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !strings.Contains(rp.logs(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the runner never logged %q:\n%s", s, rp.logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// query reads stored events as alice.
+func (e *wfEnv) query(t *testing.T, f nostr.Filter) []nostr.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	evs, err := e.alice.Query(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// post publishes a message in ops as alice.
+func (e *wfEnv) post(t *testing.T, text string, tags ...nostr.Tag) nostr.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ev := client.Message("ops", text)
+	ev.Tags = append(ev.Tags, tags...)
+	signed, err := e.alice.Publish(ctx, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signed
+}
+
+// waitFinal waits for the final record of run (by the runner).
+func (e *wfEnv) waitFinal(t *testing.T, run string, within time.Duration) client.RunRecord {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	rec, err := e.alice.WaitRun(ctx, run, e.runnerHex, nil)
+	if err != nil {
+		t.Fatalf("run %s did not end: %v", run, err)
+	}
+	return rec
+}
+
+// records are the stored records of run, oldest first.
+func (e *wfEnv) records(t *testing.T, run string) []client.RunRecord {
+	t.Helper()
+	evs := e.query(t, nostr.Filter{Kinds: []int{kinds.RunRecord}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{kinds.RunTag: {run}}})
+	sort.Slice(evs, func(i, j int) bool { return atMs(evs[i]) < atMs(evs[j]) })
+	var out []client.RunRecord
+	for _, ev := range evs {
+		if rec, _, ok := client.ParseRunRecord(ev); ok {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// statuses spells records as "status[/step:outcome]" joined by spaces.
+func statuses(recs []client.RunRecord) string {
+	var s []string
+	for _, r := range recs {
+		x := r.Status
+		if r.Step != "" {
+			x += "/" + r.Step + ":" + r.Outcome
+		}
+		s = append(s, x)
+	}
+	return strings.Join(s, " ")
+}
+
+// messagesWith are the stored messages of ops whose text contains s.
+func (e *wfEnv) messagesWith(t *testing.T, s string) []nostr.Event {
+	t.Helper()
+	var out []nostr.Event
+	for _, ev := range e.query(t, nostr.Filter{Kinds: []int{kinds.Message}, Tags: nostr.TagMap{"h": {"ops"}}}) {
+		if strings.Contains(ev.Content, s) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// atMs is an event's time in milliseconds (created_at and its ms tag).
+func atMs(ev nostr.Event) int64 {
+	ms, _ := kinds.Millis(ev.Tags)
+	return int64(ev.CreatedAt)*1000 + ms
+}
