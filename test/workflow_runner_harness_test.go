@@ -79,8 +79,15 @@ type runnerProc struct{ *logged }
 // subscription's stored events are in).
 func (e *wfEnv) serve(t *testing.T, args ...string) *runnerProc {
 	t.Helper()
+	return e.serveEnv(t, nil, args...)
+}
+
+// serveEnv is serve with env added to the runner's environment.
+func (e *wfEnv) serveEnv(t *testing.T, env []string, args ...string) *runnerProc {
+	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"workflow", "serve", "--config", e.config}, args...)...)
 	cmd.Dir = e.dir
+	cmd.Env = append(os.Environ(), env...)
 	rp := &runnerProc{startLogged(t, cmd, "runner following", 20*time.Second)}
 	t.Cleanup(func() {
 		if rp.cmd.ProcessState == nil {
@@ -189,4 +196,18 @@ func (e *wfEnv) messagesWith(t *testing.T, s string) []nostr.Event {
 func atMs(ev nostr.Event) int64 {
 	ms, _ := kinds.Millis(ev.Tags)
 	return int64(ev.CreatedAt)*1000 + ms
+}
+
+// address is the coordinate of alice's workflow name.
+func (e *wfEnv) address(name string) string { return client.WorkflowAddress(e.aliceHex, name) }
+
+// messageRun is the id of the run a message starts in alice's workflow name.
+func (e *wfEnv) messageRun(name string, msg nostr.Event) string {
+	return client.RunClaim(e.runnerHex, "ops", e.address(name), client.TriggerMessage, msg.ID, msg.CreatedAt, client.HopsOf(msg)+1).ID
+}
+
+// claims are the runner's stored claims of alice's workflow name.
+func (e *wfEnv) claims(t *testing.T, name string) []nostr.Event {
+	t.Helper()
+	return e.query(t, nostr.Filter{Kinds: []int{kinds.RunClaim}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{"a": {e.address(name)}}})
 }

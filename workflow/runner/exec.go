@@ -15,23 +15,29 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// exec runs rn from where its records leave it: the card and the started
-// record if missing, then each step not yet done, then the end.
-func (r *Runner) exec(ctx context.Context, rn *run) {
+// prepare gives rn what it needs before its steps: the trigger read again
+// for a claim without records, the card and the started record.
+func (r *Runner) prepare(ctx context.Context, rn *run) bool {
 	if rn.def == nil && rn.card == nil {
 		if err := r.rebuild(ctx, rn); err != nil {
 			r.log.Warn("run cannot resume", "run", rn.id, "err", err)
-			return
+			return false
 		}
 	}
 	if rn.def == nil {
 		r.log.Warn("run cannot resume: its started record holds no definition that parses", "run", rn.id)
-		return
+		return false
 	}
 	if err := r.ensureCard(ctx, rn); err != nil {
 		r.log.Warn("run card", "run", rn.id, "err", err)
-		return
+		return false
 	}
+	return true
+}
+
+// exec runs rn from where its records leave it: each step not yet done,
+// then the end.
+func (r *Runner) exec(ctx context.Context, rn *run) {
 	for rn.next < len(rn.def.Steps) {
 		if by := rn.cancelled(); by != "" {
 			r.end(ctx, rn, kinds.RunCancelled, client.RecordBody{By: by, Reason: "cancelled by " + r.nameOf(by)})

@@ -118,7 +118,8 @@ const (
 	MaxQueued   = 10
 )
 
-// launch runs rn on its own goroutine once its workflow's lane has room.
+// launch runs rn on its own goroutine: its card and started record at
+// once, then its steps once its workflow's lane has room.
 func (r *Runner) launch(ctx context.Context, rn *run) {
 	r.mu.Lock()
 	l := r.lanes[rn.address]
@@ -132,6 +133,9 @@ func (r *Runner) launch(ctx context.Context, rn *run) {
 	}
 	r.mu.Unlock()
 	go func() {
+		if !r.prepare(ctx, rn) {
+			return
+		}
 		select {
 		case l.slots <- struct{}{}:
 		case <-ctx.Done():

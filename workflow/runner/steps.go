@@ -71,6 +71,7 @@ func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 	if err := r.record(ctx, rn, rn.card.ID, kinds.RunStep, st, kinds.StepRunning, client.RecordBody{Publish: &signed, Text: text}); err != nil {
 		return false, err
 	}
+	crashPoint("before-publish:" + st.ID)
 	if err := r.republish(sctx, signed); err != nil {
 		return r.outcome(ctx, rn, st, err, "", "")
 	}
