@@ -211,3 +211,32 @@ func (e *wfEnv) claims(t *testing.T, name string) []nostr.Event {
 	t.Helper()
 	return e.query(t, nostr.Filter{Kinds: []int{kinds.RunClaim}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{"a": {e.address(name)}}})
 }
+
+// waitRecord waits for a record of run that pred accepts.
+func (e *wfEnv) waitRecord(t *testing.T, run string, within time.Duration, pred func(client.RunRecord) bool) client.RunRecord {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	sub, err := e.alice.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.RunRecord}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{kinds.RunTag: {run}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	for {
+		select {
+		case ev := <-sub.Events():
+			if rec, _, ok := client.ParseRunRecord(ev); ok && pred(rec) {
+				return rec
+			}
+		case <-ctx.Done():
+			t.Fatalf("run %s: no such record within %v; records: %s", run, within, statuses(e.records(t, run)))
+		}
+	}
+}
+
+// runID starts a manual run of name as bob and returns its id.
+func (e *wfEnv) runID(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out := e.c.ok(append([]string{"workflow", "run", name, "--profile", "bob"}, args...)...)
+	return strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+}

@@ -75,6 +75,7 @@ func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 	if err := r.republish(sctx, signed); err != nil {
 		return r.outcome(ctx, rn, st, err, "", "")
 	}
+	crashPoint("after-publish:" + st.ID)
 	return r.outcome(ctx, rn, st, nil, signed.ID, text)
 }
 
