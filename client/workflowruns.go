@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/ainb/hive/kinds"
@@ -156,4 +157,83 @@ func (c *Client) WaitRun(ctx context.Context, run, runner string, each func(RunR
 			}
 		}
 	}
+}
+
+// Republished is w's definition event again, enabled or not: a new version
+// (hive workflow enable and disable), which also ends a runner's pause of
+// the old one. Only w's author may publish it (addressable by author).
+func (w Workflow) Republished(enabled bool) nostr.Event {
+	ev := WorkflowEvent(w.Channel, w.Name, w.Runner, w.Source)
+	if !enabled {
+		ev.Tags = append(ev.Tags, nostr.Tag{"enabled", "false"})
+	}
+	return ev
+}
+
+// Deletion removes w's definition: its author's kind 5 (by address and
+// event), or a channel admin's 9005 for another's.
+func (w Workflow) Deletion(by string) nostr.Event {
+	if by == w.Author {
+		return ev(kinds.Deletion, "", nostr.Tag{"a", w.Address()}, nostr.Tag{"e", w.Event}, nostr.Tag{"k", strconv.Itoa(kinds.WorkflowDef)})
+	}
+	return ev(kinds.DeleteInChannel, "", nostr.Tag{"h", w.Channel}, nostr.Tag{"e", w.Event})
+}
+
+// Run is what the log says of one run: its claim and started record.
+type Run struct {
+	ID        string `json:"run"`
+	Workflow  string `json:"workflow"` // the definition's address
+	Channel   string `json:"channel"`
+	Runner    string `json:"runner"`
+	Initiator string `json:"initiator,omitempty"`
+	Final     string `json:"final,omitempty"` // its final status, "" while it goes on
+	// roles are the channel's members' roles, for MayCancel
+	roles  map[string]string
+	author string
+}
+
+// Run reads run id's claim and records; a run the member cannot see, or
+// none, is not found.
+func (c *Client) Run(ctx context.Context, id string) (Run, error) {
+	claims, err := c.Query(ctx, nostr.Filter{IDs: []string{id}, Kinds: []int{kinds.RunClaim}})
+	if err != nil {
+		return Run{}, err
+	}
+	if len(claims) == 0 {
+		return Run{}, wrap(ErrNotFound, fmt.Errorf("no run %s in the channels you are in (give the whole id, as hive workflow run printed it)", id))
+	}
+	cl := claims[0]
+	r := Run{ID: id, Workflow: tagOf(cl, "a"), Channel: tagOf(cl, "h"), Runner: cl.PubKey}
+	recs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.RunRecord}, Authors: []string{cl.PubKey}, Tags: nostr.TagMap{kinds.RunTag: {id}}, Limit: 5000})
+	if err != nil {
+		return r, err
+	}
+	for _, ev := range recs {
+		rec, b, ok := ParseRunRecord(ev)
+		switch {
+		case !ok:
+		case rec.Status == kinds.RunStarted:
+			r.Initiator = b.Initiator
+		case kinds.RunFinal(rec.Status):
+			r.Final = rec.Status
+		}
+	}
+	if a, err := kinds.ParseAddress(r.Workflow); err == nil {
+		r.author = a.PubKey
+	}
+	chans, err := c.channels(ctx, []string{r.Channel})
+	if err == nil && len(chans) == 1 {
+		r.roles = chans[0].Members
+	}
+	return r, err
+}
+
+// MayCancel says whether pk (a member key) may cancel the run: the
+// workflow's author, a channel owner or admin, or the one who started it.
+func (r Run) MayCancel(pk string) error {
+	role := r.roles[pk]
+	if pk == r.author || pk == r.Initiator || role == "owner" || role == "admin" {
+		return nil
+	}
+	return fmt.Errorf("only the workflow's author, the channel's owners and admins, or the one who started run %s may cancel it", r.ID[:8])
 }

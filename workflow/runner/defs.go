@@ -84,11 +84,16 @@ func (r *Runner) active(addr string) (*def, string) {
 	return df, ""
 }
 
-// runsLastHour counts the runs addr started in the budget window. r.mu held.
+// runsLastHour counts the runs addr started in the budget window, since
+// its last pause (enable starts the count again). r.mu held.
 func (r *Runner) runsLastHour(addr string, now time.Time) int {
+	from := now.Add(-budgetWindow)
+	if st := r.statuses[addr]; st.Status == "paused" && st.at.Time().After(from) {
+		from = st.at.Time()
+	}
 	n := 0
 	for _, rn := range r.runs {
-		if rn.address == addr && now.Sub(rn.claimedAt()) < budgetWindow && !rn.skippedAtStart {
+		if rn.address == addr && rn.claimedAt().After(from) && !rn.skippedAtStart {
 			n++
 		}
 	}

@@ -39,8 +39,7 @@ func (r *Runner) prepare(ctx context.Context, rn *run) bool {
 // then the end.
 func (r *Runner) exec(ctx context.Context, rn *run) {
 	for rn.next < len(rn.def.Steps) {
-		if by := rn.cancelled(); by != "" {
-			r.end(ctx, rn, kinds.RunCancelled, client.RecordBody{By: by, Reason: "cancelled by " + r.nameOf(by)})
+		if r.cancelledBy(ctx, rn) {
 			return
 		}
 		ok, err := r.step(ctx, rn)
@@ -54,15 +53,21 @@ func (r *Runner) exec(ctx context.Context, rn *run) {
 		}
 		rn.next++
 	}
+	if r.cancelledBy(ctx, rn) {
+		return
+	}
 	r.end(ctx, rn, kinds.RunFinished, client.RecordBody{Ms: time.Since(rn.started).Milliseconds()})
 }
 
-func (rn *run) cancelled() string {
+// cancelledBy ends rn as cancelled if a cancel came (between steps, or
+// in a wait).
+func (r *Runner) cancelledBy(ctx context.Context, rn *run) bool {
 	select {
 	case by := <-rn.cancel:
-		return by
+		r.end(ctx, rn, kinds.RunCancelled, client.RecordBody{By: by, Reason: "cancelled by " + r.nameOf(by)})
+		return true
 	default:
-		return ""
+		return false
 	}
 }
 
