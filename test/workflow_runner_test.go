@@ -2,9 +2,10 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -33,9 +34,15 @@ steps:
 func TestWorkflowManualRunFinishes(t *testing.T) {
 	e := newWorkflowEnv(t)
 	e.apply(t, "deploy", manualDeploy)
-	e.serve(t)
+	rp := e.serve(t)
 
-	_, stderr, code := e.c.run("workflow", "run", "deploy", "--input", "target=prod", "--profile", "bob")
+	// one runner per key and state_dir
+	_, stderr, code := e.c.run("workflow", "serve", "--config", e.config)
+	if want := fmt.Sprintf("another runner (pid %d) holds %s: one runner per key and state_dir; stop it first", rp.cmd.Process.Pid, filepath.Join(e.dir, "state")); code != 5 || !strings.Contains(stderr, want) {
+		t.Fatalf("a second runner: exit %d %s", code, stderr)
+	}
+
+	_, stderr, code = e.c.run("workflow", "run", "deploy", "--input", "target=prod", "--profile", "bob")
 	if code != 1 || !strings.Contains(stderr, "input version is required (a string)") {
 		t.Fatalf("missing input: exit %d %s", code, stderr)
 	}
@@ -79,5 +86,3 @@ func tagOf(ev nostr.Event, name string) string {
 	}
 	return ""
 }
-
-var _ = time.Second
