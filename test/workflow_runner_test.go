@@ -78,6 +78,22 @@ func TestWorkflowManualRunFinishes(t *testing.T) {
 	if notes := e.messagesWith(t, "done: "+posts[0].ID); len(notes) != 1 || kinds.ThreadRoot(&notes[0]) != cards[0].ID {
 		t.Fatalf("thread note: %+v", notes)
 	}
+	// the card's badge, through the chat model, in hive read
+	var row struct {
+		ID  string
+		Run struct{ Run, Status string }
+	}
+	for _, line := range strings.Split(strings.TrimSpace(e.c.ok("read", "ops", "--json", "--profile", "bob")), "\n") {
+		if json.Unmarshal([]byte(line), &row) == nil && row.ID == cards[0].ID {
+			break
+		}
+	}
+	if row.ID != cards[0].ID || row.Run.Run != first.Run || row.Run.Status != kinds.RunFinished {
+		t.Fatalf("hive read --json: the card's run badge: %+v", row)
+	}
+	if out := e.c.ok("read", "ops", "--profile", "bob"); !strings.Contains(out, "▶ deploy · run "+first.Run[:8]+" · started by bob (manual: version=1.2 target=staging) (1 replies, run: ✓ finished ") {
+		t.Fatalf("hive read: no badge on the card:\n%s", out)
+	}
 }
 
 func tagOf(ev nostr.Event, name string) string {
