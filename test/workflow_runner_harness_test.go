@@ -157,7 +157,7 @@ func (e *wfEnv) waitFinal(t *testing.T, run string, within time.Duration) client
 func (e *wfEnv) records(t *testing.T, run string) []client.RunRecord {
 	t.Helper()
 	evs := e.query(t, nostr.Filter{Kinds: []int{kinds.RunRecord}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{kinds.RunTag: {run}}})
-	sort.Slice(evs, func(i, j int) bool { return atMs(evs[i]) < atMs(evs[j]) })
+	sort.Slice(evs, func(i, j int) bool { return kinds.AtMillis(&evs[i]) < kinds.AtMillis(&evs[j]) })
 	var out []client.RunRecord
 	for _, ev := range evs {
 		if rec, _, ok := client.ParseRunRecord(ev); ok {
@@ -190,12 +190,6 @@ func (e *wfEnv) messagesWith(t *testing.T, s string) []nostr.Event {
 		}
 	}
 	return out
-}
-
-// atMs is an event's time in milliseconds (created_at and its ms tag).
-func atMs(ev nostr.Event) int64 {
-	ms, _ := kinds.Millis(ev.Tags)
-	return int64(ev.CreatedAt)*1000 + ms
 }
 
 // address is the coordinate of alice's workflow name.
@@ -239,4 +233,21 @@ func (e *wfEnv) runID(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	out := e.c.ok(append([]string{"workflow", "run", name, "--profile", "bob"}, args...)...)
 	return strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+}
+
+// as connects as a member profile of the team (its key file).
+func (e *wfEnv) as(t *testing.T, profile string) *client.Client {
+	t.Helper()
+	keys, err := identity.LoadKeyFile(e.tm.keys[profile], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Options{URLs: []string{e.p.URL}, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }

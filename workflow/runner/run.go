@@ -80,15 +80,10 @@ func (r *Runner) fold(evs []nostr.Event) []*run {
 	return open
 }
 
-// older orders events by created_at, then ms tag, then id.
+// older orders events by time (created_at, then ms tag), then id.
 func older(a, b nostr.Event) bool {
-	if a.CreatedAt != b.CreatedAt {
-		return a.CreatedAt < b.CreatedAt
-	}
-	ma, _ := kinds.Millis(a.Tags)
-	mb, _ := kinds.Millis(b.Tags)
-	if ma != mb {
-		return ma < mb
+	if ta, tb := kinds.AtMillis(&a), kinds.AtMillis(&b); ta != tb {
+		return ta < tb
 	}
 	return a.ID < b.ID
 }
