@@ -33,7 +33,8 @@ steps:
 // (continue_on_error); dm reaches bob in their DM; a dm to a name nobody
 // has fails the run there: a failed record, a note in the run's thread
 // that mentions who started it, no later step, run --wait exit 5; hive
-// workflow logs prints the records oldest first.
+// workflow logs prints the records oldest first; hive who shows the
+// runner connected.
 func TestWorkflowStepsFail(t *testing.T) {
 	e := newWorkflowEnv(t)
 	e.apply(t, "steps", stepsWorkflow)
@@ -64,6 +65,24 @@ func TestWorkflowStepsFail(t *testing.T) {
 	}
 	if n := len(e.messagesWith(t, "never posted")); n != 0 {
 		t.Fatalf("a step after the failure ran (%d posts)", n)
+	}
+
+	// the runner shows in hive who like an agent, with its state
+	var seen bool
+	for _, line := range strings.Split(strings.TrimSpace(e.c.ok("who", "ops", "--json", "--listen", "100ms", "--profile", "bob")), "\n") {
+		var m struct {
+			Pubkey, Name string
+			Status       *struct {
+				State     string
+				Connected bool
+			}
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Pubkey == e.runnerHex {
+			seen = m.Status != nil && m.Status.Connected && (m.Status.State == "idle" || m.Status.State == "working")
+		}
+	}
+	if !seen {
+		t.Fatalf("hive who does not show the runner connected:\n%s", e.c.ok("who", "ops", "--profile", "bob"))
 	}
 
 	lines := strings.Split(strings.TrimSpace(e.c.ok("workflow", "logs", run, "--json", "--profile", "bob")), "\n")
