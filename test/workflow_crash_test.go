@@ -100,3 +100,27 @@ func TestWorkflowRunnerCrashes(t *testing.T) {
 		t.Fatalf("%d cards, want 3", len(cards))
 	}
 }
+
+// A hub killed -9 in the middle of a run, through the real binaries: the
+// runner reconnects by itself once the hub is back on its data, the run
+// goes on from where it was, and every step posts once.
+func TestWorkflowHubCrashMidRun(t *testing.T) {
+	e := newWorkflowEnv(t)
+	e.apply(t, "crashy", crashWorkflow)
+	rp := e.serve(t)
+	run := e.runID(t, "crashy")
+	e.waitRecord(t, run, 20*time.Second, func(r client.RunRecord) bool { return r.Status == kinds.RunWaiting })
+	e.p.kill9()
+	e.p = startProc(t, filepath.Join(e.dir, "hub"), e.p.addr)
+	if rec := e.waitFinal(t, run, 60*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("run: %+v\n%s", rec, rp.logs())
+	}
+	for _, text := range []string{"first post of ", "second post of "} {
+		if n := len(e.messagesWith(t, text+run[:8])); n != 1 {
+			t.Errorf("%d %q", n, text)
+		}
+	}
+	if got, want := statuses(e.records(t, run)), "started step/first:running step/first:success waiting/pause:running step/pause:success step/second:running step/second:success finished"; got != want {
+		t.Fatalf("records:\n got %s\nwant %s", got, want)
+	}
+}
