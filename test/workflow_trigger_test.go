@@ -12,6 +12,16 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
+const rocketWorkflow = `name: rocket
+channel: ops
+on:
+  reaction:
+    emoji: "🚀"
+steps:
+  - id: say
+    post: {text: "${{ trigger.author.name }} launched: ${{ trigger.target.text }}", in: thread}
+`
+
 const echoWorkflow = `name: echo
 channel: ops
 on:
@@ -29,10 +39,11 @@ steps:
 // matches gets one run whose card is a reply in its thread, a reaction, and
 // a post. The post matches the workflow's own trigger and starts nothing:
 // one run per person's message. Also measures trigger stored -> card
-// stored over loopback.
+// stored over loopback. A reaction trigger with its emoji runs on the row.
 func TestWorkflowMessageTrigger(t *testing.T) {
 	e := newWorkflowEnv(t)
 	e.apply(t, "echo", echoWorkflow)
+	e.apply(t, "rocket", rocketWorkflow)
 	e.serve(t)
 
 	e.post(t, "hello, no command here")
@@ -60,6 +71,27 @@ func TestWorkflowMessageTrigger(t *testing.T) {
 	e.waitFinal(t, e.messageRun("echo", two), 20*time.Second)
 	if n := len(e.claims(t, "echo")); n != 2 {
 		t.Fatalf("%d claims, want 2 (one per person's message)", n)
+	}
+
+	// a reaction trigger: 🚀 starts a run on the row, 👍 nothing
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	target := e.post(t, "ship it")
+	if _, err := e.alice.Publish(ctx, client.Reaction(target, "👍")); err != nil {
+		t.Fatal(err)
+	}
+	rx, err := e.alice.Publish(ctx, client.Reaction(target, "🚀"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rrun := client.RunClaim(e.runnerHex, "ops", e.address("rocket"), client.TriggerReaction, rx.ID, rx.CreatedAt, 1).ID
+	e.waitFinal(t, rrun, 20*time.Second)
+	said := e.messagesWith(t, "alice launched: ship it")
+	if len(said) != 1 || kinds.ThreadRoot(&said[0]) != target.ID {
+		t.Fatalf("reaction run's post: %+v", said)
+	}
+	if n := len(e.claims(t, "rocket")); n != 1 {
+		t.Fatalf("%d reaction claims, want 1", n)
 	}
 
 	// trigger stored -> card stored, over loopback
