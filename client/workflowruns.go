@@ -161,9 +161,13 @@ func (c *Client) WaitRun(ctx context.Context, run, runner string, each func(RunR
 
 // Republished is w's definition event again, enabled or not: a new version
 // (hive workflow enable and disable), which also ends a runner's pause of
-// the old one. Only w's author may publish it (addressable by author).
+// the old one. Only w's author may publish it (addressable by author). It
+// is dated after w, even when w is of this second.
 func (w Workflow) Republished(enabled bool) nostr.Event {
 	ev := WorkflowEvent(w.Channel, w.Name, w.Runner, w.Source)
+	if ev.CreatedAt <= nostr.Timestamp(w.CreatedAt) { // a version within the same second
+		ev.CreatedAt = nostr.Timestamp(w.CreatedAt) + 1
+	}
 	if !enabled {
 		ev.Tags = append(ev.Tags, nostr.Tag{"enabled", "false"})
 	}
