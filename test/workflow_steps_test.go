@@ -59,8 +59,24 @@ func TestWorkflowStepsFail(t *testing.T) {
 	if err != nil || len(dms) != 1 || dms[0].Content != "psst from "+run[:8] {
 		t.Fatalf("the DM: %+v", dms)
 	}
-	notes := e.messagesWith(t, "✗ steps failed at nobody: ")
-	if len(notes) != 1 || !strings.HasSuffix(notes[0].Content, "(started by @bob)") || !notes[0].Tags.ContainsAny("p", []string{bobHex}) {
+	// the note follows the failed record
+	nsub, err := e.alice.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{"e": {recs[0].Card}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []nostr.Event
+	for len(notes) == 0 {
+		select {
+		case ev := <-nsub.Events():
+			if strings.HasPrefix(ev.Content, "✗ steps failed at nobody: ") {
+				notes = append(notes, ev)
+			}
+		case <-ctx.Done():
+			t.Fatal("no failure note")
+		}
+	}
+	nsub.Close()
+	if len(e.messagesWith(t, "✗ steps failed at nobody: ")) != 1 || !strings.HasSuffix(notes[0].Content, "(started by @bob)") || !notes[0].Tags.ContainsAny("p", []string{bobHex}) {
 		t.Fatalf("the failure note: %+v", notes)
 	}
 	if n := len(e.messagesWith(t, "never posted")); n != 0 {

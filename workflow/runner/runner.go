@@ -172,7 +172,18 @@ func (r *Runner) startUp(ctx context.Context) error {
 	}
 	open := r.fold(mine)
 	r.cursor = r.loadCursor()
+	var notes []nostr.Event // failure notes recorded, maybe not sent before a crash
+	for _, rn := range r.runs {
+		if rn.final == kinds.RunFailed && rn.pending != nil && rn.pending.Publish != nil && time.Since(rn.claimedAt()) < catchUp {
+			notes = append(notes, *rn.pending.Publish)
+		}
+	}
 	r.mu.Unlock()
+	for _, ev := range notes {
+		if err := r.republish(qctx, ev); err != nil {
+			r.log.Warn("failure note", "err", err)
+		}
+	}
 	for _, rn := range open {
 		r.log.Info("resuming run", "run", rn.id, "workflow", rn.address)
 		r.launch(ctx, rn)
