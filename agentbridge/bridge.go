@@ -2,14 +2,13 @@ package agentbridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"sync"
-	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -90,33 +89,5 @@ func (b *Bridge) Run(ctx context.Context) error {
 // loadIdentity reads the agent key and its attestation, and checks that the
 // attestation verifies for this key, now, for every kind the bridge sends.
 func loadIdentity(a *AgentConfig, pass identity.PassphraseFunc) (identity.Keys, nostr.Tag, *identity.Attestation, error) {
-	keys, err := identity.LoadKeyFile(a.Key, pass)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return keys, nil, nil, fmt.Errorf("key file %s does not exist: create it with: hive key new --out %s", a.Key, a.Key)
-		}
-		return keys, nil, nil, fmt.Errorf("key file %s: %w", a.Key, err)
-	}
-	raw, err := os.ReadFile(a.Attestation)
-	if err != nil {
-		return keys, nil, nil, fmt.Errorf("attestation file %s: %w (the owner creates it with: hive agent attest --key OWNER.key --agent %s --expires 30d > %s)", a.Attestation, err, keys.Npub(), a.Attestation)
-	}
-	tag, err := identity.ParseAttestationText(string(raw))
-	if err != nil {
-		return keys, nil, nil, fmt.Errorf("attestation file %s: %w", a.Attestation, err)
-	}
-	att, err := identity.VerifyAuthTag(tag, keys.PublicHex)
-	if err != nil {
-		return keys, nil, nil, fmt.Errorf("attestation file %s does not verify for this agent (%s): %w; have the owner attest this key", a.Attestation, keys.Npub(), err)
-	}
-	now := time.Now().Unix()
-	if err := att.Conditions.CheckTime(now); err != nil {
-		return keys, nil, nil, fmt.Errorf("attestation file %s is not valid now (%v): have the owner issue a new one with hive agent attest", a.Attestation, err)
-	}
-	for _, k := range kindsNeeded() {
-		if err := att.Conditions.Check(k, now); err != nil {
-			return keys, nil, nil, fmt.Errorf("attestation file %s does not cover kind %d (%v): the bridge publishes kinds %v; attest without --kinds", a.Attestation, k, err, kindsNeeded())
-		}
-	}
-	return keys, tag, att, nil
+	return client.LoadAttestedKey(a.Key, a.Attestation, "the bridge", kindsNeeded(), pass)
 }

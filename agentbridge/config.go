@@ -9,14 +9,13 @@ package agentbridge
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 )
 
@@ -91,21 +90,11 @@ const MaxProcesses = 32
 // LoadConfig reads and validates a config file. Errors name the key and the fix.
 func LoadConfig(path string) (*Config, error) {
 	var c Config
-	md, err := toml.DecodeFile(path, &c)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("config file %s does not exist", path)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("%s: unknown key %q (see spec/agents.md for the keys)", path, und[0].String())
-	}
-	abs, err := filepath.Abs(path)
+	dir, err := client.DecodeConfig(path, &c, "see spec/agents.md for the keys")
 	if err != nil {
 		return nil, err
 	}
-	c.dir = filepath.Dir(abs)
+	c.dir = dir
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -356,21 +357,29 @@ func copyEvent(ev nostr.Event) nostr.Event {
 // ctx ends after the event was sent and no OK came, the error wraps
 // ErrDeliveryUnknown; publishing the returned event again is safe.
 func (c *Client) Publish(ctx context.Context, ev nostr.Event) (nostr.Event, error) {
+	signed, _, err := c.PublishOnce(ctx, ev)
+	return signed, err
+}
+
+// PublishOnce is Publish that also tells whether the hub had the event
+// already (its OK said duplicate:): a deterministic event, such as a
+// workflow run's claim, is new exactly once.
+func (c *Client) PublishOnce(ctx context.Context, ev nostr.Event) (nostr.Event, bool, error) {
 	signed, err := c.Sign(ev)
 	if err != nil {
-		return signed, err
+		return signed, false, err
 	}
 	sent := false
 	for {
 		cn, err := c.current(ctx)
 		if err != nil {
 			if sent {
-				return signed, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s was sent but no OK came (%v): it may be stored; sending it again is safe", signed.ID, err))
+				return signed, false, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s was sent but no OK came (%v): it may be stored; sending it again is safe", signed.ID, err))
 			}
 			if errors.Is(err, ErrAuth) || errors.Is(err, ErrClosed) {
-				return signed, err
+				return signed, false, err
 			}
-			return signed, wrap(ErrUnreachable, fmt.Errorf("hub unreachable, event %s not sent: %w", signed.ID, err))
+			return signed, false, wrap(ErrUnreachable, fmt.Errorf("hub unreachable, event %s not sent: %w", signed.ID, err))
 		}
 		ok, cancel := cn.expectOK(signed.ID)
 		werr := cn.write(c.opts.Timeout, []any{"EVENT", signed})
@@ -383,17 +392,17 @@ func (c *Client) Publish(ctx context.Context, ev nostr.Event) (nostr.Event, erro
 		select {
 		case r := <-ok:
 			if r.ok {
-				return signed, nil
+				return signed, strings.HasPrefix(r.msg, "duplicate:"), nil
 			}
-			return signed, refusal(r.msg)
+			return signed, false, refusal(r.msg)
 		case <-cn.dead:
 			cancel()
 		case <-ctx.Done():
 			cancel()
-			return signed, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s was sent but no OK came (%v): it may be stored; sending it again is safe", signed.ID, ctx.Err()))
+			return signed, false, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s was sent but no OK came (%v): it may be stored; sending it again is safe", signed.ID, ctx.Err()))
 		case <-c.stop:
 			cancel()
-			return signed, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s: client closed before the OK", signed.ID))
+			return signed, false, wrap(ErrDeliveryUnknown, fmt.Errorf("event %s: client closed before the OK", signed.ID))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,7 +21,11 @@ type Workflow struct {
 	Runner      string `json:"runner"`       // hex key of the runner bound to it
 	Event       string `json:"event"`        // the definition event's id: its version
 	CreatedAt   int64  `json:"created_at"`
-	Source      string `json:"-"` // the YAML
+	Enabled     bool   `json:"enabled"` // false after hive workflow disable
+	// Paused is the runner's reason when it paused this version (its run
+	// budget), "" otherwise.
+	Paused string `json:"paused,omitempty"`
+	Source string `json:"-"` // the YAML
 }
 
 // WorkflowEvent is the unsigned definition event of a workflow named name
@@ -59,7 +64,7 @@ func (c *Client) Workflows(ctx context.Context, channel string) ([]Workflow, err
 			continue
 		}
 		w := Workflow{Name: tagOf(ev, "d"), Channel: ch.ID, ChannelName: ch.Name, Author: ev.PubKey, Runner: tagOf(ev, "p"),
-			Event: ev.ID, CreatedAt: int64(ev.CreatedAt), Source: ev.Content}
+			Event: ev.ID, CreatedAt: int64(ev.CreatedAt), Enabled: Enabled(ev), Source: ev.Content}
 		key := w.Channel + "\x00" + w.Author + "\x00" + w.Name
 		if old, dup := newest[key]; !dup || old.CreatedAt < w.CreatedAt {
 			newest[key] = w
@@ -68,6 +73,9 @@ func (c *Client) Workflows(ctx context.Context, channel string) ([]Workflow, err
 	out := make([]Workflow, 0, len(newest))
 	for _, w := range newest {
 		out = append(out, w)
+	}
+	if err := c.pausedOnes(ctx, out); err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -116,4 +124,32 @@ func ResolveWorkflow(list []Workflow, name string) (Workflow, error) {
 		fix = "two authors applied one name in one channel: an owner or admin deletes one (kind 5, or 9005 for another's)"
 	}
 	return Workflow{}, wrap(ErrDuplicate, fmt.Errorf("%d workflows are named %q (%s): %s", len(found), name, strings.Join(where, ", "), fix))
+}
+
+// pausedOnes fills Paused from the runners' statuses (kind 30463): a
+// runner's pause holds for the definition version it names.
+func (c *Client) pausedOnes(ctx context.Context, list []Workflow) error {
+	if len(list) == 0 {
+		return nil
+	}
+	var runners, addrs []string
+	for _, w := range list {
+		runners, addrs = append(runners, w.Runner), append(addrs, w.Address())
+	}
+	evs, err := c.Query(ctx, nostr.Filter{Kinds: []int{kinds.WorkflowStatus}, Authors: runners, Tags: nostr.TagMap{"d": addrs}, Limit: 5000})
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		for _, ev := range evs {
+			var st struct{ Status, Reason, Version string }
+			if ev.PubKey != list[i].Runner || tagOf(ev, "d") != list[i].Address() || json.Unmarshal([]byte(ev.Content), &st) != nil {
+				continue
+			}
+			if st.Status == "paused" && st.Version == list[i].Event {
+				list[i].Paused = st.Reason
+			}
+		}
+	}
+	return nil
 }

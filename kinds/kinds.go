@@ -97,6 +97,10 @@ const (
 	AgentRevocation  = 30450
 	WorkflowDef      = 30460
 	HubInfo          = 30461
+	WorkflowStatus   = 30463
+	RunClaim         = 40460
+	RunRecord        = 40461
+	RunRequest       = 40462
 	GroupMetadata    = 39000
 	GroupAdmins      = 39001
 	GroupMembers     = 39002
@@ -148,6 +152,10 @@ var table = []Kind{
 	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "owner-signed; `d` = agent pubkey"},
 	{WorkflowDef, "workflow definition", NonConversational, Addressable, []string{"d", "h", "p"}, ChannelMembers, false, NoEffect, "by a channel owner or admin (their devices act as them); `d` = the workflow's name, `p` = its runner, content = the YAML, which must validate (spec/workflows.md)"},
 	{HubInfo, "hub information (NIP-11)", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "written by the hub on a hub admin's NIP-86 call (changerelayname, ...): `d` = name, description or icon, content = its value, with the call's NIP-98 authorization (`nip98`) and body (`nip86`); the NIP-11 document serves the newest of each"},
+	{WorkflowStatus, "workflow status", NonConversational, Addressable, []string{"d", "h"}, ChannelMembers, false, NoEffect, "by the workflow's runner: `d` = the definition's address (30460:author:name), content = JSON: status (`active`, `paused`), reason, the definition version it is about, the newest schedule slot settled (spec/workflows.md)"},
+	{RunClaim, "workflow run claim", NonConversational, Regular, []string{"h", "a", "trigger"}, ChannelMembers, false, NoEffect, "by the runner: deterministic (created_at = the trigger's time, `trigger` = [type, ref], no content), so a second claim of one trigger is the same event; its id is the run's id"},
+	{RunRecord, "workflow run record", AuxOverlay, Regular, []string{"h", "e", RunTag, "status"}, ChannelMembers, false, NoEffect, "by the runner, on the run card `e`, `R` = the run (its claim's id; a single letter, so readers filter by it), (or the trigger, for a run skipped before it had a card): `status` started, step, waiting, finished, failed, cancelled, skipped; `step` = [id, n, of], `outcome` for a step; content = JSON; the newest by the card's author is the card's badge"},
+	{RunRequest, "workflow run request", NonConversational, Regular, []string{"h", "a"}, ChannelMembers, false, NoEffect, "by a channel writer: content = {\"inputs\": {...}} starts a manual run; with a `cancel` tag (the run id) asks the runner to cancel that run"},
 	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupMembers, "channel members", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},

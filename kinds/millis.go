@@ -68,3 +68,10 @@ func Timed(n int) bool {
 	}
 	return k.Storage == Regular && k.Gate == ChannelMembers && k.Effect == Lasting
 }
+
+// AtMillis is an event's time in unix milliseconds: its created_at and its
+// ms tag, the order a timeline and a run's records follow.
+func AtMillis(ev *nostr.Event) int64 {
+	ms, _ := Millis(ev.Tags)
+	return int64(ev.CreatedAt)*1000 + ms
+}

@@ -65,7 +65,7 @@ func (fx fixture) log() []nostr.Event {
 }
 
 // optional are the row fields a fixture checks only where it gives them.
-var optional = []string{"channel", "author", "created_at", "kind", "mentions", "edited_at", "receipts", "quote"}
+var optional = []string{"channel", "author", "created_at", "kind", "mentions", "edited_at", "receipts", "quote", "run"}
 
 func rowsJSON(t *testing.T, rows []chat.Row, want []map[string]any) []map[string]any {
 	b, _ := json.Marshal(rows)

@@ -40,6 +40,7 @@ type overlay struct {
 	created            nostr.Timestamp
 	text               string // the new text, the emoji, or a receipt's reason
 	status             string // a receipt's status
+	run                *RunBadge
 }
 
 // overlayOp is what an overlay of kind n changes.
@@ -49,6 +50,8 @@ func overlayOp(n int) Op {
 		return Reacted
 	case kinds.Receipt:
 		return Receipted
+	case kinds.RunRecord:
+		return RunRecorded
 	}
 	return Edited
 }
@@ -81,14 +84,15 @@ type Op string
 
 // What Apply reports.
 const (
-	Added     Op = "added"   // a new row
-	Edited    Op = "edited"  // a row's text (or an edit was retracted)
-	Deleted   Op = "deleted" // a row is hidden
-	Reacted   Op = "reacted" // a row's reactions (added or retracted)
-	Receipted Op = "receipt" // an agent's receipt on a row (where its answer stands)
-	Named     Op = "named"   // a profile
-	LiveState Op = "live"    // presence or typing
-	Ignored   Op = "ignored" // nothing: a duplicate or a kind the model does not show
+	Added       Op = "added"   // a new row
+	Edited      Op = "edited"  // a row's text (or an edit was retracted)
+	Deleted     Op = "deleted" // a row is hidden
+	Reacted     Op = "reacted" // a row's reactions (added or retracted)
+	Receipted   Op = "receipt" // an agent's receipt on a row (where its answer stands)
+	RunRecorded Op = "run"     // a workflow run's record on its card
+	Named       Op = "named"   // a profile
+	LiveState   Op = "live"    // presence or typing
+	Ignored     Op = "ignored" // nothing: a duplicate or a kind the model does not show
 )
 
 // Change is one effect of an event: the row it concerns, and whether that
@@ -115,7 +119,7 @@ func (m *Model) Apply(ev *nostr.Event) []Change {
 		}
 	case isRowKind(ev.Kind):
 		return m.addRow(ev)
-	case ev.Kind == kinds.Edit || ev.Kind == kinds.Reaction || ev.Kind == kinds.Receipt:
+	case ev.Kind == kinds.Edit || ev.Kind == kinds.Reaction || ev.Kind == kinds.Receipt || ev.Kind == kinds.RunRecord:
 		return m.addOverlay(ev)
 	case ev.Kind == kinds.DeleteInChannel || ev.Kind == kinds.Deletion:
 		return m.deleteTargets(ev)
@@ -235,6 +239,11 @@ func (m *Model) addOverlay(ev *nostr.Event) []Change {
 		}
 	case kinds.Receipt:
 		if o.status = tagOf(ev, "status"); !kinds.ValidReceiptStatus(o.status) {
+			return m.report(Change{Op: Ignored, ID: ev.ID})
+		}
+	case kinds.RunRecord:
+		var ok bool
+		if o.run, ok = runBadge(ev); !ok {
 			return m.report(Change{Op: Ignored, ID: ev.ID})
 		}
 	}

@@ -26,6 +26,7 @@ type Row struct {
 	Mentions  []string        `json:"mentions,omitempty"`   // p-tagged keys
 	Reactions []Reaction      `json:"reactions,omitempty"`  // per emoji, first reacted first
 	Receipts  []Receipt       `json:"receipts,omitempty"`   // per agent (sorted by key): where its answer stands
+	Run       *RunBadge       `json:"run,omitempty"`        // a workflow run's card: its newest record by the card's author
 	Replies   int             `json:"replies,omitempty"`    // visible replies in its thread (a root)
 	LastReply nostr.Timestamp `json:"last_reply,omitempty"` // created_at of the newest of them
 	Quote     *Quote          `json:"quote,omitempty"`      // the message it quotes (quote.go)
@@ -111,8 +112,15 @@ func (m *Model) view(r *row) Row {
 	var rxs []Reaction // in first-reacted order
 	var firsts []key
 	receipts := map[string]*overlay{} // agent -> its newest receipt
+	var run *overlay                  // the card's newest run record by its author
 	for _, o := range m.byTarget[r.id] {
 		if m.gone[o.id] {
+			continue
+		}
+		if o.kind == kinds.RunRecord {
+			if o.author == r.author && (run == nil || newer(o.k, run.k)) {
+				run = o
+			}
 			continue
 		}
 		if o.kind == kinds.Receipt {
@@ -158,6 +166,10 @@ func (m *Model) view(r *row) Row {
 	}
 	if !out.Deleted {
 		out.Receipts = receiptViews(receipts)
+		if run != nil {
+			b := *run.run
+			out.Run = &b
+		}
 	}
 	if r.root == "" {
 		out.Replies, out.LastReply = m.replyStats(r.id)

@@ -33,11 +33,7 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 			if err != nil {
 				return exitWith(exitUsage, err)
 			}
-			level := slog.LevelInfo
-			if verbose {
-				level = slog.LevelDebug
-			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			log := serviceLog(cmd, verbose)
 			self, err := os.Executable()
 			if err != nil {
 				return fmt.Errorf("locating the hive binary for the agent guard: %w", err)
@@ -72,4 +68,14 @@ func newAgentGuardCmd() *cobra.Command {
 			os.Exit(agentbridge.RunGuard(args))
 		},
 	}
+}
+
+// serviceLog is the stderr log of a long-running command (hive bridge,
+// hive workflow serve): info, or debug with -v.
+func serviceLog(cmd *cobra.Command, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 }

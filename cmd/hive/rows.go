@@ -105,6 +105,10 @@ func (p printer) line(r rowOut) string {
 		}
 		extra = append(extra, receipt)
 	}
+	if r.Run != nil {
+		words, _, _ := strings.Cut(r.Run.Words(time.Local), "\n")
+		extra = append(extra, "run: "+line(words))
+	}
 	if len(extra) > 0 {
 		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
 	}

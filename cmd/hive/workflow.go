@@ -17,7 +17,8 @@ reaction, schedule, webhook, manual) and steps: run in order. See spec/workflows
 and examples/workflows/.`,
 	}
 	usageErrors(cmd)
-	cmd.AddCommand(newWorkflowValidateCmd(), newWorkflowNextCmd(), newWorkflowApplyCmd(), newWorkflowListCmd(), newWorkflowShowCmd())
+	cmd.AddCommand(newWorkflowValidateCmd(), newWorkflowNextCmd(), newWorkflowApplyCmd(), newWorkflowListCmd(), newWorkflowShowCmd(), newWorkflowServeCmd(), newWorkflowRunCmd(),
+		newWorkflowEnableCmd(), newWorkflowDisableCmd(), newWorkflowDeleteCmd(), newWorkflowCancelCmd(), newWorkflowLogsCmd())
 	return cmd
 }
 

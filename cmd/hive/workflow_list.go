@@ -19,7 +19,7 @@ type workflowItem struct {
 	Name        string   `json:"name"`
 	Channel     string   `json:"channel"`
 	ChannelName string   `json:"channel_name"`
-	Status      string   `json:"status"` // active | invalid
+	Status      string   `json:"status"` // active | invalid | disabled | paused
 	Reason      string   `json:"reason"`
 	Author      string   `json:"author"`
 	Runner      string   `json:"runner"`
@@ -36,8 +36,13 @@ func viewWorkflow(w client.Workflow) (workflowItem, *workflow.Definition) {
 		Runner: w.Runner, Event: w.Event, CreatedAt: w.CreatedAt, Triggers: []string{}}
 	d, err := workflow.Parse(w.Name, []byte(w.Source))
 	var errs *workflow.Errors
-	if errors.As(err, &errs) {
+	switch {
+	case errors.As(err, &errs):
 		it.Status, it.Reason = "invalid", errs.List[0].String()
+	case !w.Enabled:
+		it.Status, it.Reason = "disabled", "hive workflow enable "+w.Name+" resumes it"
+	case w.Paused != "":
+		it.Status, it.Reason = "paused", w.Paused+"; hive workflow enable "+w.Name+" resumes it"
 	}
 	if d != nil {
 		it.Triggers, it.Steps = d.On.Summary(), len(d.Steps)

@@ -139,8 +139,8 @@ func (m *Model) linesAt(rows []chat.Row, width int, inThread bool, first int, at
 }
 
 // rowLines renders one row: time and name (only when the author changes
-// or time passes), the text (markdown), the edited mark, reactions, the
-// reply count. A row drawn before with the same look comes from the cache.
+// or time passes), the text (markdown), the edited mark, reactions, a
+// workflow run's badge, the reply count. A row drawn before with the same look comes from the cache.
 func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []string {
 	when := stamp(r.CreatedAt.Time())
 	grouped := prev != nil && !prev.System && prev.Author == r.Author && r.CreatedAt.Time().Sub(prev.CreatedAt.Time()) < groupGap
@@ -164,6 +164,9 @@ func (m *Model) rowLines(r chat.Row, prev *chat.Row, label string, width int) []
 	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s\x00%d%t%t%t%t%t\x00%d\x00%d\x00%s\x00%d\x00%s\x00%s", r.ID, m.chat().Text(r), when, label, width, r.System, r.Deleted, r.Edited, grouped, selected, r.Replies, r.LastReply, last, len(r.Reactions), found, quote)
 	for _, x := range r.Reactions {
 		fmt.Fprintf(&k, "\x00%s %d", x.Emoji, x.Count)
+	}
+	if r.Run != nil {
+		k.WriteString("\x00run " + r.Run.Words(time.Local))
 	}
 	key := k.String()
 	if out, ok := m.draw.rows[key]; ok {
@@ -242,6 +245,9 @@ func (m *Model) drawRow(r chat.Row, look rowLook, width int) []string {
 			rx = append(rx, fmt.Sprintf("%s %d", clean(x.Emoji, false), x.Count))
 		}
 		lines = append(lines, wrap(indent+strings.Join(rx, "  "), width, indent)...)
+	}
+	if r.Run != nil && !r.Deleted {
+		lines = append(lines, dim.Render(truncate(indent+"⚙ "+clean(r.Run.Words(time.Local), false), width)))
 	}
 	if r.Replies > 0 && m.s.Thread() == "" {
 		word := "replies"

@@ -15,7 +15,7 @@ const dir = fileURLToPath(new URL('../../spec/fixtures/', import.meta.url))
 const files = readdirSync(dir).filter(f => f.endsWith('.json')).sort()
 
 // The row fields a fixture checks only where it gives them.
-const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at', 'receipts', 'quote']
+const optional = ['channel', 'author', 'created_at', 'kind', 'mentions', 'edited_at', 'receipts', 'quote', 'run']
 
 function shown (rows, want) {
   return rows.map((r, i) => {

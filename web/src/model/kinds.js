@@ -32,6 +32,7 @@ export const KIND = Object.freeze({
   GroupMembers: 39002,
   Edit: 40003,
   Receipt: 40010,
+  RunRecord: 40461,
   AgentStatus: 10451,
   SystemRow: 40099
 })
@@ -39,11 +40,14 @@ export const KIND = Object.freeze({
 /** RECEIPT_STATUSES are the status values of an agent receipt (spec/agents.md, "Receipts"). */
 export const RECEIPT_STATUSES = Object.freeze(['queued', 'working', 'answered', 'failed', 'not-answered'])
 
+/** RUN_STATUSES are the status values of a workflow run record (spec/workflows.md, "Runs are events"). */
+export const RUN_STATUSES = Object.freeze(['started', 'step', 'waiting', 'finished', 'failed', 'cancelled', 'skipped'])
+
 /** CONTENT_KINDS are the content partition: timeline rows that count as unread. */
 export const CONTENT_KINDS = Object.freeze([KIND.Message])
 
 /** OVERLAY_KINDS are the aux-overlay partition: they modify a row and are fetched by #e. */
-export const OVERLAY_KINDS = Object.freeze([KIND.Deletion, KIND.Reaction, KIND.DeleteInChannel, KIND.Edit, KIND.Receipt])
+export const OVERLAY_KINDS = Object.freeze([KIND.Deletion, KIND.Reaction, KIND.DeleteInChannel, KIND.Edit, KIND.Receipt, KIND.RunRecord])
 
 /** TIMELINE_KINDS are the kinds of timeline rows: content kinds and system rows. */
 export const TIMELINE_KINDS = Object.freeze([...CONTENT_KINDS, KIND.SystemRow])

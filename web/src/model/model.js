@@ -1,7 +1,7 @@
 // The chat model (spec/chat.md): events applied one at a time, in any order
 // and more than once, become what a person sees. A port of client/chat; the
 // fixtures in spec/fixtures pin both down.
-import { KIND, RECEIPT_STATUSES, channelOf, isOverlayKind, isRowKind, lastTagValue, millis, replyTo, threadRoot } from './kinds.js'
+import { KIND, RECEIPT_STATUSES, RUN_STATUSES, channelOf, isOverlayKind, isRowKind, lastTagValue, millis, replyTo, threadRoot } from './kinds.js'
 import { insert, remove } from './sorted.js'
 import { Names } from './names.js'
 import { Live } from './live.js'
@@ -62,7 +62,7 @@ export class ChatModel {
       if (this.live.apply(ev, this.now())) return [{ op: 'live', channel: channelOf(ev), id: ev.pubkey, loaded: false }]
     } else if (isRowKind(ev.kind)) {
       return this.addRow(ev)
-    } else if (ev.kind === KIND.Edit || ev.kind === KIND.Reaction || ev.kind === KIND.Receipt) {
+    } else if (ev.kind === KIND.Edit || ev.kind === KIND.Reaction || ev.kind === KIND.Receipt || ev.kind === KIND.RunRecord) {
       return this.addOverlay(ev)
     } else if (ev.kind === KIND.DeleteInChannel || ev.kind === KIND.Deletion) {
       return this.deleteTargets(ev)
@@ -133,6 +133,10 @@ export class ChatModel {
     if (ev.kind === KIND.Receipt) {
       o.status = firstTagValue(ev, 'status')
       if (!RECEIPT_STATUSES.includes(o.status)) return [ignored(ev)]
+    }
+    if (ev.kind === KIND.RunRecord) {
+      o.run = runBadge(ev)
+      if (!RUN_STATUSES.includes(o.run.status)) return [ignored(ev)]
     }
     this.overlays.set(o.id, o)
     this.judgeHeld(o.id, o.author)
@@ -229,10 +233,32 @@ function newRow (ev) {
 function overlayOp (n) {
   if (n === KIND.Reaction) return 'reacted'
   if (n === KIND.Receipt) return 'receipt'
+  if (n === KIND.RunRecord) return 'run'
   return 'edited'
 }
 
 function firstTagValue (ev, name) {
   const t = (ev.tags || []).find(t => t.length >= 2 && t[0] === name)
   return t ? t[1] : ''
+}
+
+// runBadge reads a workflow run record into the badge it would show on its
+// card, as client/chat's runBadge.
+function runBadge (ev) {
+  const b = { run: firstTagValue(ev, 'R'), status: firstTagValue(ev, 'status'), at: ev.created_at }
+  const outcome = firstTagValue(ev, 'outcome')
+  if (outcome) b.outcome = outcome
+  const step = (ev.tags || []).find(t => t.length >= 4 && t[0] === 'step')
+  if (step) {
+    b.step = step[1]
+    b.index = parseInt(step[2], 10) || 0
+    b.of = parseInt(step[3], 10) || 0
+  }
+  let body = {}
+  try { body = JSON.parse(ev.content || '{}') || {} } catch { body = {} }
+  if (typeof body.reason === 'string' && body.reason) b.reason = body.reason
+  if (typeof body.by === 'string' && body.by) b.by = body.by
+  if (Number.isInteger(body.until) && body.until) b.until = body.until
+  if (Number.isInteger(body.ms) && body.ms) b.ms = body.ms
+  return b
 }

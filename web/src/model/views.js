@@ -36,8 +36,13 @@ function view (m, r) {
   let edit = null
   const rxs = [] // {emoji, who, first} in first-seen order
   const receipts = new Map() // agent -> its newest receipt
+  let run = null // the card's newest run record by its author
   for (const o of m.byTarget.get(r.id) || []) {
     if (m.gone.has(o.id)) continue
+    if (o.kind === KIND.RunRecord) {
+      if (o.author === r.author && (!run || keyLess(run.k, o.k))) run = o
+      continue
+    }
     if (o.kind === KIND.Receipt) {
       const prev = receipts.get(o.author)
       if (!prev || keyLess(prev.k, o.k)) receipts.set(o.author, o)
@@ -73,6 +78,7 @@ function view (m, r) {
         return rc
       })
   }
+  if (!out.deleted && run) out.run = { ...run.run }
   if (!r.root) {
     const [n, last] = replyStats(m, r.id)
     out.replies = n

@@ -14,7 +14,7 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  * means the node can be reused as it is.
  */
 export function signature(row, view) {
-  return JSON.stringify([row.pending, row.attempt, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.replies, row.last_reply,
+  return JSON.stringify([row.pending, row.attempt, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.run, row.replies, row.last_reply,
     view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned, view.quote]);
 }
 
@@ -36,6 +36,29 @@ function receiptBadges(row, ctx) {
   if (!row.receipts?.length) return null;
   return h('div', { class: 'receipts' }, row.receipts.map((r) => h('span', { class: 'receipt', 'data-testid': 'receipt', 'data-agent': r.agent, 'data-status': r.status,
     title: r.reason || '' }, `${ctx.name(r.agent)}: ${receiptWords[r.status] || r.status}`, r.reason && /failed|not-answered/.test(r.status) ? ` (${r.reason})` : '')));
+}
+
+// runWords says where a workflow run stands, from its card's newest record
+// (client/chat's RunBadge.Words).
+export function runWords(b) {
+  switch (b.status) {
+    case 'started': return 'started';
+    case 'step':
+      if (b.outcome === 'running') return `running step ${b.index}/${b.of}`;
+      if (b.outcome === 'failed') return `step ${b.index}/${b.of} failed: ${b.reason || ''}`;
+      return `step ${b.index}/${b.of} ${b.outcome || ''}`;
+    case 'waiting': return 'waiting until ' + hhmm(b.until || 0);
+    case 'finished': return `✓ finished ${Math.round((b.ms || 0) / 1000)}s`;
+    case 'failed': return '✗ failed ' + (b.reason || '');
+    case 'cancelled': return '✗ ' + (b.reason || 'cancelled');
+  }
+  return `${b.status}: ${b.reason || ''}`;
+}
+
+function runBadge(row) {
+  if (!row.run) return null;
+  return h('div', { class: 'receipts' }, h('span', { class: 'receipt run', 'data-testid': 'run-badge', 'data-status': row.run.status, 'data-run': row.run.run,
+    title: row.run.reason || '' }, runWords(row.run)));
 }
 
 function picker(row, ctx, close) {
@@ -107,7 +130,7 @@ export function messageNode(row, view, ctx) {
     node.append(pendingLine(row, ctx));
     return node;
   }
-  if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '');
+  if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '', runBadge(row) || '');
   if (!view.inThread && row.replies > 0) {
     const n = row.replies === 1 ? '1 reply' : `${row.replies} replies`;
     node.append(h('button', { type: 'button', class: 'link thread-link', 'data-testid': 'thread-replies', 'data-replies': row.replies,

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/workflow"
+	"github.com/spf13/cobra"
+)
+
+// runStarted is run's first --json line.
+type runStarted struct {
+	Run      string `json:"run"`
+	Workflow string `json:"workflow"`
+	Channel  string `json:"channel"`
+	Request  string `json:"request"`
+}
+
+func newWorkflowRunCmd() *cobra.Command {
+	var channel string
+	var inputs []string
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "run NAME [--input k=v]... [--wait]",
+		Short: "Start a manual run of a workflow",
+		Long: `Ask the workflow's runner for a manual run (the workflow needs on: manual:).
+The inputs are checked here first: a missing required input, a wrong type or a
+value outside its options exits 1 naming the input, and nothing is sent. The
+run's id is printed first. With --wait the command follows the run: exit 0
+when it finished, 5 when it failed, was cancelled or skipped (run_by), 6 when
+--timeout passes first (the run goes on).`,
+		Args: exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withSession(cmd, func(ctx context.Context, s *session) error {
+				w, d, err := resolveWorkflow(ctx, s, args[0], channel)
+				if err != nil {
+					return err
+				}
+				if d.On.Manual == nil {
+					return usageErrorf("workflow %s has no manual trigger: add `manual: {}` under on: to run it by hand", w.Name)
+				}
+				in, err := workflow.ParseInputs(d.On.Manual.Inputs, inputs)
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				req, err := s.Publish(ctx, client.RunRequest(w.Channel, w.Address(), in))
+				if err != nil {
+					return err
+				}
+				id := client.RunIDOf(w, req)
+				err = output(cmd, runStarted{Run: id, Workflow: w.Name, Channel: w.Channel, Request: req.ID}, func(o io.Writer) error {
+					_, err := fmt.Fprintln(o, id)
+					return err
+				})
+				if err != nil || !wait {
+					return err
+				}
+				rec, err := s.WaitRun(ctx, id, w.Runner, nil)
+				if errors.Is(err, context.DeadlineExceeded) {
+					return exitWith(exitTimeout, fmt.Errorf("run %s did not end within --timeout %v; it goes on (hive workflow logs %s)", id[:8], timeoutOf(cmd), id))
+				}
+				if err != nil {
+					return err
+				}
+				if err := output(cmd, rec, func(o io.Writer) error {
+					_, err := fmt.Fprintln(o, describeEnd(rec))
+					return err
+				}); err != nil {
+					return err
+				}
+				if rec.Status != kinds.RunFinished {
+					return exitWith(exitConflict, fmt.Errorf("run %s %s", id[:8], describeEnd(rec)))
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&channel, "channel", "", "the workflow's channel, when two share its name")
+	cmd.Flags().StringArrayVar(&inputs, "input", nil, "an input: NAME=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the run until it ends")
+	addTimeoutFlag(cmd, 10*time.Minute)
+	return cmd
+}
+
+// describeEnd is a final record in words.
+func describeEnd(rec client.RunRecord) string {
+	switch rec.Status {
+	case kinds.RunFinished:
+		return fmt.Sprintf("finished in %s", (time.Duration(rec.Ms) * time.Millisecond).Round(time.Millisecond))
+	case kinds.RunCancelled:
+		return "cancelled: " + rec.Reason
+	}
+	return rec.Status + ": " + rec.Reason
+}
+
+// resolveWorkflow finds the workflow named name (in --channel, if given)
+// and parses its definition.
+func resolveWorkflow(ctx context.Context, s *session, name, channel string) (client.Workflow, *workflow.Definition, error) {
+	id, err := channelFlag(ctx, s, channel)
+	if err != nil {
+		return client.Workflow{}, nil, err
+	}
+	list, err := s.Workflows(ctx, id)
+	if err != nil {
+		return client.Workflow{}, nil, err
+	}
+	w, err := client.ResolveWorkflow(list, name)
+	if err != nil {
+		return w, nil, err
+	}
+	d, err := workflow.Parse(w.Name, []byte(w.Source))
+	if err != nil {
+		return w, nil, exitWith(exitConflict, fmt.Errorf("workflow %s does not validate: %v", w.Name, err))
+	}
+	return w, d, nil
+}

@@ -1,0 +1,45 @@
+package kinds
+
+import "slices"
+
+// The status tag values of a workflow run record (kind RunRecord): where a
+// run stands (spec/workflows.md, "Runs").
+const (
+	RunStarted   = "started"   // the run began (content: the definition it runs)
+	RunStep      = "step"      // a step's outcome tag says running, success, failed or skipped
+	RunWaiting   = "waiting"   // a wait step waits until the content's until
+	RunFinished  = "finished"  // every step ran
+	RunFailed    = "failed"    // a step failed (the content's reason)
+	RunCancelled = "cancelled" // hive workflow cancel, by the content's by
+	RunSkipped   = "skipped"   // the trigger did not start a run (the content's reason)
+)
+
+// The outcome tag values of a step record.
+const (
+	StepRunning = "running"
+	StepSuccess = "success"
+	StepFailed  = "failed"
+	StepSkipped = "skipped"
+)
+
+// RunStatuses lists the status values of a run record.
+func RunStatuses() []string {
+	return []string{RunStarted, RunStep, RunWaiting, RunFinished, RunFailed, RunCancelled, RunSkipped}
+}
+
+// ValidRunStatus reports whether s is a run record's status.
+func ValidRunStatus(s string) bool { return slices.Contains(RunStatuses(), s) }
+
+// RunFinal reports whether s ends a run.
+func RunFinal(s string) bool {
+	return s == RunFinished || s == RunFailed || s == RunCancelled || s == RunSkipped
+}
+
+// MaxHops is the hops a trigger may carry: an event at MaxHops or more
+// starts no run (spec/workflows.md, "Loops and budgets"), as the bridge
+// answers no mention at that depth.
+const MaxHops = 3
+
+// RunTag names the tag of a run record that holds the run's id (its
+// claim's): one letter, so that a filter can name it (#R).
+const RunTag = "R"
