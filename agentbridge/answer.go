@@ -95,6 +95,9 @@ func (r *runner) decide(ctx context.Context, h Hub, ev *nostr.Event, channels ma
 		return decision{verdict: settle, m: m, reply: reply}
 	}
 	m.Received = time.Now()
+	if at, ok := r.asked[m.ID]; ok { // the last run asked it: before what it never took
+		m.Received = at
+	}
 	return decision{verdict: answer, m: m}
 }
 

@@ -34,9 +34,15 @@ func (r *runner) beginTurn(t *turn) int64 {
 //   - a turn whose reply the hub holds gets the final receipts the previous
 //     run may not have published (its mentions were recorded as answered,
 //     so this run does not ask them again). A turn without one is asked
-//     again by the catch-up, which gives its receipts anew.
+//     again by the catch-up, which gives its receipts anew, and its
+//     mentions count as received when that turn began (r.asked): the
+//     catch-up delivers stored events by created_at, and two mentions of
+//     the same second in id order, which says nothing of which was asked
+//     first, so a mention posted while the bridge was down could otherwise
+//     go before the one in flight and take the reply's thread.
 func (r *runner) settleLastRun(ctx context.Context) {
 	h := r.link.current()
+	r.asked = map[string]time.Time{}
 	for id, rec := range r.state.LastRunTurns() {
 		r.obs.note(turnRef{channel: rec.Channel, turn: id}, obs.BridgeNote{Ended: obs.StopBridgeRestarted})
 		batch := make([]Mention, len(rec.Mentions))
@@ -46,7 +52,11 @@ func (r *runner) settleLastRun(ctx context.Context) {
 		if t := target(batch); t != nil && h != nil {
 			if reply := replyOnHub(ctx, h, r.keys.PublicHex, t.ID, r.log); reply != nil {
 				r.finalReceipts(batch, reply)
+				batch = nil
 			}
+		}
+		for i, m := range batch {
+			r.asked[m.ID] = time.Unix(0, rec.Began+int64(i))
 		}
 		r.state.EndTurn(id, rec.Began)
 		r.log.Info("a turn of the last run ended with it", "turn", id, "channel", rec.Channel)

@@ -2,6 +2,7 @@ package agentbridge
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -28,7 +29,7 @@ type Mention struct {
 	At       time.Time // the event's created_at
 	Root     string    // the thread root the reply goes under
 	Hops     int       // agent-to-agent hop count of the mention
-	Received time.Time // when the bridge got it (fairness order)
+	Received time.Time // when the bridge got it: the order of its channel's batch, and fairness
 	Attempts int       // failed attempts so far
 }
 
@@ -62,8 +63,10 @@ func (q *Queue) Full(m Mention) string {
 	return ""
 }
 
-// Push appends m to its channel; a mention already queued or in flight is
-// ignored (false). Push does not check the limits: see Full.
+// Push queues m in its channel in the order of Received (after every
+// mention received at the same time or before); a mention already queued
+// or in flight is ignored (false). Push does not check the limits: see
+// Full.
 func (q *Queue) Push(m Mention) bool {
 	if m.ID != "" {
 		if q.known[m.ID] {
@@ -71,7 +74,12 @@ func (q *Queue) Push(m Mention) bool {
 		}
 		q.known[m.ID] = true
 	}
-	q.pending[m.Channel] = append(q.pending[m.Channel], m)
+	ms := q.pending[m.Channel]
+	i := len(ms)
+	for i > 0 && m.Received.Before(ms[i-1].Received) {
+		i--
+	}
+	q.pending[m.Channel] = slices.Insert(ms, i, m)
 	q.count(m, 1)
 	return true
 }

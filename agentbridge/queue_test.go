@@ -139,3 +139,29 @@ func TestQueueLimits(t *testing.T) {
 		t.Fatalf("over the channel limit: %q", why)
 	}
 }
+
+// A channel's batch is in the order its mentions were received, not the
+// order they were pushed: a mention the last run had asked (received when
+// that turn began) goes before one pushed earlier in this run's catch-up,
+// and mentions received at the same time keep the order they came in.
+func TestQueueBatchInReceivedOrder(t *testing.T) {
+	q := NewQueue()
+	t0 := time.Unix(1000, 0)
+	posted := Mention{ID: "posted-while-down", Channel: "a", At: t0, Received: t0.Add(time.Minute)}
+	asked := Mention{ID: "in-flight-last-run", Channel: "a", At: t0, Received: t0.Add(time.Second)}
+	same := Mention{ID: "same-time", Channel: "a", At: t0, Received: t0.Add(time.Minute)}
+	q.Push(posted)
+	q.Push(asked)
+	q.Push(same)
+	_, batch := q.Next(func(string) bool { return true })
+	var ids []string
+	for _, m := range batch {
+		ids = append(ids, m.ID)
+	}
+	if fmt.Sprint(ids) != "[in-flight-last-run posted-while-down same-time]" {
+		t.Fatalf("batch %v", ids)
+	}
+	if target(batch).ID != "same-time" {
+		t.Fatalf("the reply's target %s", target(batch).ID)
+	}
+}

@@ -53,6 +53,11 @@ type runner struct {
 	// runCtx is run's context, for work the agent's own lines start (an
 	// untracked turn's reply); set once, before any goroutine of run.
 	runCtx context.Context
+	// asked is when the last run asked each mention of a turn it left in
+	// flight without a reply (settleLastRun): the catch-up asks them again
+	// in that order, before any mention that run never took. The mention
+	// loop's own.
+	asked map[string]time.Time
 
 	state    *State
 	link     *hubLink      // the connection to the hub

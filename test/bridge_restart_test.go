@@ -15,11 +15,19 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// kill -9 of the bridge in the middle of a turn, a mention posted while it
-// is down, a restart: the mention that was in flight and the one posted
-// while down are answered together (the session resumed), and so is every
-// live mention after them, a second apart (issue 23 item 9's scenario;
-// with the real claude-agent-acp the same run passed as well).
+// kill -9 of the bridge in the middle of a turn, at once after its prompt
+// reached the agent and the state recorded it, a mention posted while it is
+// down, a restart: the mention that was in flight and the one posted while
+// down are answered together (the session resumed), and so is every live
+// mention after them, a second apart (issue 23 item 9's scenario; with the
+// real claude-agent-acp the same run passed as well).
+//
+// The mention posted while down is dated the in-flight one's second, its id
+// sorting before that one's, as the catch-up orders a second's events:
+// the reply goes under it, the newer, quoting the one in flight. Before
+// the fix the batch took the catch-up's order, and the reply went under
+// the in-flight mention (that is what the 30 s without a reply was, in 4 of
+// 7 runs killed at once: no reply named the newer mention as its target).
 func TestBridgeKill9ThenLiveMentions(t *testing.T) {
 	e := newBridgeEnv(t)
 	e.scripted(t)
@@ -31,24 +39,40 @@ func TestBridgeKill9ThenLiveMentions(t *testing.T) {
 	fw.until(20*time.Second, func(f observer.Frame) bool { // the prompt is at the agent
 		return f.Turn == inFlight.ID && method(f) == "session/prompt"
 	})
-	// bare sleep: the kill lands a second into the 3 s turn, as the scenario
-	// says; the scripted agent shows nothing mid-sleep to wait for. (Killed at
-	// once after the prompt, the caught-up batch went unanswered for 30 s in
-	// 4 of 7 runs: an open question for the bridge.)
-	time.Sleep(time.Second)
+	e.waitStateTurn(t, inFlight.ID, b)
 	b.kill9()
-	down := e.mention(t, e.a, e.alice, "room", "while you were down [[recall]]")
-	b2 := e.start(t)
-	r := e.waitReply(t, "room", down.ID, 30*time.Second, b2)
-	if !r.Tags.ContainsAny("q", []string{inFlight.ID}) || r.Content != "recall: pineapple" {
-		t.Fatalf("the reply after the restart %q %v does not answer both mentions", r.Content, r.Tags)
+	down := e.datedMention(t, "while you were down [[recall]]", inFlight.CreatedAt)
+	for pad := 1; down.ID > inFlight.ID; pad++ { // trailing spaces: the agent trims them
+		down = e.datedMention(t, "while you were down [[recall]]"+strings.Repeat(" ", pad), inFlight.CreatedAt)
 	}
+	e.a.must(down)
+	b2 := e.start(t)
+	r := e.waitNamed(t, down.ID, 30*time.Second, b2)
+	if !r.Tags.ContainsAny("q", []string{inFlight.ID}) || r.Content != "recall: pineapple" {
+		t.Fatalf("the reply after the restart %q %v does not answer both mentions; bridge log:\n%s", r.Content, r.Tags, b2.logs())
+	}
+	replyTags(t, r, "room", down.ID, down.ID, e.alice.pk)
 	for i, text := range []string{"live one", "live two"} {
 		m := e.mentionAt(t, e.a, e.alice, max(r.CreatedAt+1, nostr.Now()), "room", text) // a second after the last reply
 		if r = e.waitReply(t, "room", m.ID, 30*time.Second, b2); r.Content != "heard 1: "+text {
 			t.Fatalf("live mention %d: reply %q", i+1, r.Content)
 		}
 	}
+}
+
+// waitNamed waits for the agent's reply in room that names mention id,
+// as its target (e) or quoted (q), and returns it.
+func (e *bridgeEnv) waitNamed(t testing.TB, id string, within time.Duration, b *bridgeProc) *nostr.Event {
+	t.Helper()
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for _, ev := range e.replies(t, "room") {
+			if ev.Tags.ContainsAny("e", []string{id}) || ev.Tags.ContainsAny("q", []string{id}) {
+				return ev
+			}
+		}
+	}
+	t.Fatalf("no reply names %s within %v; bridge log:\n%s", id, within, b.logs())
+	return nil
 }
 
 // The edges of the handover after a kill -9 and a restart: a mention sent

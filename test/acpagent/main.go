@@ -144,11 +144,23 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	return acp.LoadSessionResponse{}, nil
 }
 
+// save replaces the session's file atomically (a temporary file, then a
+// rename), as a real agent keeps its sessions: a kill mid-write (the
+// bridge's death signal) leaves the previous file, not an empty one.
 func (a *agent) save(id string) {
 	a.mu.Lock()
 	b, _ := json.Marshal(a.sessions[id])
 	a.mu.Unlock()
-	os.WriteFile(filepath.Join(a.dir, id+".json"), b, 0o644)
+	f, err := os.CreateTemp(a.dir, id+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(b)
+	if f.Close() != nil || err != nil {
+		os.Remove(f.Name())
+		return
+	}
+	os.Rename(f.Name(), filepath.Join(a.dir, id+".json"))
 }
 
 func (a *agent) update(ctx context.Context, id string, u acp.SessionUpdate) {
