@@ -15,15 +15,13 @@ import (
 )
 
 func newChannelCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "channel", Short: "Channels: create, list (with unread counts), info, join, leave, add, remove, archive"}
-	cmd.AddCommand(newChannelCreateCmd(), newChannelListCmd(), newChannelInfoCmd(),
+	return commandGroup("channel", "Channels: create, list (with unread counts), info, join, leave, add, remove, archive", "",
+		newChannelCreateCmd(), newChannelListCmd(), newChannelInfoCmd(),
 		channelActionCmd("join CHANNEL", "Join an open channel", "joined", func(ch client.Channel) nostr.Event { return client.ChannelJoin(ch.ID) }),
 		channelActionCmd("leave CHANNEL", "Leave a channel", "left", func(ch client.Channel) nostr.Event { return client.ChannelLeave(ch.ID) }),
 		channelMemberCmd("add CHANNEL KEY", "Add a member to a channel or set their role (owners and admins)", "added", true),
 		channelMemberCmd("remove CHANNEL KEY", "Remove a member from a channel (owners and admins, or yourself)", "removed", false),
-		channelActionCmd("archive CHANNEL", "Archive a channel: still readable, closed to writes (owners)", "archived", func(ch client.Channel) nostr.Event { return client.ChannelArchive(ch.ID) }),
-	)
-	return cmd
+		channelActionCmd("archive CHANNEL", "Archive a channel: still readable, closed to writes (owners)", "archived", func(ch client.Channel) nostr.Event { return client.ChannelArchive(ch.ID) }))
 }
 
 func newChannelCreateCmd() *cobra.Command {

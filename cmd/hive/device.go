@@ -8,13 +8,8 @@ import (
 )
 
 func newDeviceCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "device",
-		Short: "Your paired devices (see hive pair / hive join): list and revoke",
-	}
-	usageErrors(cmd)
-	cmd.AddCommand(newDeviceListCmd(), newDeviceRevokeCmd())
-	return cmd
+	return commandGroup("device", "Your paired devices (see hive pair / hive join): list and revoke", "",
+		newDeviceListCmd(), newDeviceRevokeCmd())
 }
 
 func newDeviceListCmd() *cobra.Command {

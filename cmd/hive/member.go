@@ -13,13 +13,10 @@ import (
 )
 
 func newMemberCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "member", Short: "Hub membership (NIP-43; hub admins add and remove)"}
-	cmd.AddCommand(
+	return commandGroup("member", "Hub membership (NIP-43; hub admins add and remove)", "",
 		memberChangeCmd("add NPUB", "Admit a key to the hub (hub admins)", "added", client.MemberAdd),
 		memberChangeCmd("remove NPUB", "Remove a key from the hub, with its agents (hub admins)", "removed", client.MemberRemove),
-		newMemberListCmd(),
-	)
-	return cmd
+		newMemberListCmd())
 }
 
 func memberChangeCmd(use, short, verb string, build func(string) nostr.Event) *cobra.Command {
