@@ -13,21 +13,17 @@ func newDeviceCmd() *cobra.Command {
 }
 
 func newDeviceListCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   "list",
 		Short: "List your paired devices known to the hub, with expiry and revocation state",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				rows, err := s.Devices(ctx, time.Now())
-				if err != nil {
-					return err
-				}
-				return printAttested(cmd, "devices", rows)
-			})
-		},
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+		rows, err := s.Devices(ctx, time.Now())
+		if err != nil {
+			return err
+		}
+		return printAttested(cmd, "devices", rows)
+	})
 	return cmd
 }
 
