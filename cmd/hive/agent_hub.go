@@ -14,15 +14,22 @@ import (
 )
 
 func newAgentRevokeCmd() *cobra.Command {
-	var agent, reason string
+	return revokeCmd("agent", "Revoke every attestation you gave an agent; the hub closes its connections at once",
+		"agent public key (npub or hex)")
+}
+
+// revokeCmd is `revoke --KIND NPUB|HEX` (KIND agent or device): the owner's
+// revocation of that attested key, with an optional --reason.
+func revokeCmd(kind, short, keyUsage string) *cobra.Command {
+	var key, reason string
 	cmd := &cobra.Command{
-		Use:   "revoke --agent NPUB|HEX",
-		Short: "Revoke every attestation you gave an agent; the hub closes its connections at once",
+		Use:   "revoke --" + kind + " NPUB|HEX",
+		Short: short,
 		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return revokeAttested(cmd, "--agent", agent, reason) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return revokeAttested(cmd, "--"+kind, key, reason) },
 	}
 	addTimeoutFlag(cmd, 10*time.Second)
-	cmd.Flags().StringVar(&agent, "agent", "", "agent public key (npub or hex)")
+	cmd.Flags().StringVar(&key, kind, "", keyUsage)
 	cmd.Flags().StringVar(&reason, "reason", "", "free-text reason stored with the revocation")
 	return cmd
 }

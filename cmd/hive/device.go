@@ -28,15 +28,6 @@ func newDeviceListCmd() *cobra.Command {
 }
 
 func newDeviceRevokeCmd() *cobra.Command {
-	var device, reason string
-	cmd := &cobra.Command{
-		Use:   "revoke --device NPUB|HEX",
-		Short: "Revoke a paired device's attestation; the hub closes its connections at once and refuses it from then on",
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return revokeAttested(cmd, "--device", device, reason) },
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
-	cmd.Flags().StringVar(&device, "device", "", "device public key (npub or hex), from `hive device list`")
-	cmd.Flags().StringVar(&reason, "reason", "", "free-text reason stored with the revocation")
-	return cmd
+	return revokeCmd("device", "Revoke a paired device's attestation; the hub closes its connections at once and refuses it from then on",
+		"device public key (npub or hex), from `hive device list`")
 }
