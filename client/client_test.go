@@ -17,8 +17,7 @@ import (
 // Publish and Query through the real hub; the events given are not modified;
 // the hub's refusals come back as typed errors.
 func TestPublishQueryAndRefusals(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	alice := connect(t, th.URL, th.member(t, admin), client.Options{})
 	ctx := ctxT(t, 10*time.Second)
 
@@ -78,8 +77,7 @@ func TestPublishQueryAndRefusals(t *testing.T) {
 // Read-state round-trips through the hub in clear (the member's devices
 // read it; nobody else may); a key's position never moves backwards.
 func TestReadState(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	_, admin := startHubAdmin(t)
 	ctx := ctxT(t, 10*time.Second)
 	rs, err := admin.ReadState("general", 1234)
 	if err != nil {
@@ -119,18 +117,9 @@ func TestReadState(t *testing.T) {
 // A live subscription survives a kicked connection and a hub restart: every
 // message arrives once, in order.
 func TestSubscriptionSurvivesBlipAndRestart(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	ctx := ctxT(t, 30*time.Second)
-	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
-		t.Fatal(err)
-	}
-	reader := connect(t, th.URL, th.member(t, admin), client.Options{})
-	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sub.EOSE()
+	_, sub := th.liveReader(t, ctx, admin, client.Options{}, nil)
 	const n = 60
 	pubDone := make(chan struct{})
 	defer func() { <-pubDone }()
@@ -252,8 +241,7 @@ func TestTLSPin(t *testing.T) {
 
 // An agent connects with its owner's attestation.
 func TestAgentAuthTag(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	agent := newKeys(t)
 	now := time.Now().Unix()
 	tag, err := identity.Attest(th.admin.SecretHex, agent.PublicHex, identity.Conditions{}.WithNotBefore(now-60).WithExpiry(now+3600))

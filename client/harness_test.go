@@ -254,3 +254,35 @@ func mustNext(t *testing.T, sub *client.Subscription, within time.Duration) nost
 	}
 	return ev
 }
+
+// startHubAdmin starts a hub (startHub without TLS) and connects its admin.
+func startHubAdmin(t *testing.T) (*testHub, *client.Client) {
+	t.Helper()
+	th := startHub(t, nil)
+	return th, connect(t, th.URL, th.admin, client.Options{})
+}
+
+// mustPublish publishes ev as c and fails the test if the hub refuses it.
+func mustPublish(t *testing.T, ctx context.Context, c *client.Client, ev nostr.Event) nostr.Event {
+	t.Helper()
+	out, err := c.Publish(ctx, ev)
+	if err != nil {
+		t.Fatalf("publish kind %d: %v", ev.Kind, err)
+	}
+	return out
+}
+
+// liveReader creates the open channel c as admin, connects a new member
+// with opts and subscribes it to c's messages (from since, if not nil); the
+// subscription has had its EOSE.
+func (th *testHub) liveReader(t *testing.T, ctx context.Context, admin *client.Client, opts client.Options, since *nostr.Timestamp) (*client.Client, *client.Subscription) {
+	t.Helper()
+	mustPublish(t, ctx, admin, client.ChannelCreate("c", "c", client.Open))
+	reader := connect(t, th.URL, th.member(t, admin), opts)
+	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.EOSE()
+	return reader, sub
+}

@@ -17,19 +17,10 @@ import (
 // reads, every message arrives exactly once, in created_at order (the dated
 // ones in the order sent), and then live ones again.
 func TestSlowReaderQueueBoundedThenCaughtUp(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	ctx := ctxT(t, 120*time.Second)
-	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
-		t.Fatal(err)
-	}
 	const maxEvents, maxBytes = 40, 24 << 10
-	reader := connect(t, th.URL, th.member(t, admin), client.Options{MaxQueuedEvents: maxEvents, MaxQueuedBytes: maxBytes})
-	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sub.EOSE()
+	_, sub := th.liveReader(t, ctx, admin, client.Options{MaxQueuedEvents: maxEvents, MaxQueuedBytes: maxBytes}, nil)
 
 	var peakEvents, peakBytes atomic.Int64
 	stop := make(chan struct{})

@@ -7,35 +7,20 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
-	"github.com/nbd-wtf/go-nostr"
 )
 
 // LoadEvent (one REQ for the event and its overlays, then their
 // deletions) shows a message as Event plus LoadOverlays does: the newest
 // edit's text, a retracted reaction gone, a kept one counted (real hub).
 func TestLoadEventAppliesOverlays(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	_, admin := startHubAdmin(t)
 	ctx := ctxT(t, 10*time.Second)
-	if _, err := admin.Publish(ctx, client.ChannelCreate("general", "General", client.Open)); err != nil {
-		t.Fatal(err)
-	}
-	msg, err := admin.Publish(ctx, client.Message("general", "first text"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range []nostr.Event{client.Edit(msg, "second text"), client.Reaction(msg, "👍")} {
-		if _, err := admin.Publish(ctx, ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gone, err := admin.Publish(ctx, client.Reaction(msg, "👀"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Publish(ctx, client.Retract(gone.ID)); err != nil {
-		t.Fatal(err)
-	}
+	mustPublish(t, ctx, admin, client.ChannelCreate("general", "General", client.Open))
+	msg := mustPublish(t, ctx, admin, client.Message("general", "first text"))
+	mustPublish(t, ctx, admin, client.Edit(msg, "second text"))
+	mustPublish(t, ctx, admin, client.Reaction(msg, "👍"))
+	gone := mustPublish(t, ctx, admin, client.Reaction(msg, "👀"))
+	mustPublish(t, ctx, admin, client.Retract(gone.ID))
 	m := admin.NewModel()
 	ev, err := admin.LoadEvent(ctx, m, msg.ID)
 	if err != nil || ev.ID != msg.ID {
@@ -55,8 +40,7 @@ func TestLoadEventAppliesOverlays(t *testing.T) {
 // fetched while they are fresh: a rename shows only to a client without
 // the cache (real hub).
 func TestProfileCache(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	bob := th.member(t, admin)
 	bc := connect(t, th.URL, bob, client.Options{})
 	ctx := ctxT(t, 10*time.Second)

@@ -17,18 +17,13 @@ import (
 // member who cannot read the channel is refused, with the reason, and
 // gets nothing of it (real hub).
 func TestLoadThreadAppliesOverlays(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	bobKeys := th.member(t, admin)
 	bob := connect(t, th.URL, bobKeys, client.Options{})
 	ctx := ctxT(t, 10*time.Second)
 	publish := func(c *client.Client, ev nostr.Event) nostr.Event {
 		t.Helper()
-		out, err := c.Publish(ctx, ev)
-		if err != nil {
-			t.Fatalf("publish kind %d: %v", ev.Kind, err)
-		}
-		return out
+		return mustPublish(t, ctx, c, ev)
 	}
 	publish(admin, client.ChannelCreate("general", "General", client.Open))
 	publish(admin, client.ChannelCreate("secret", "Secret", client.Private))

@@ -13,8 +13,7 @@ import (
 // slice of its own: it wrote them over its caller's keys, so `hive who`
 // listed an agent's owner twice and left the agent out (real hub).
 func TestLoadNamesKeepsCallersKeys(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	bob := th.member(t, admin)
 	agent := newKeys(t)
 	now := time.Now().Unix()

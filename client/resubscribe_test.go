@@ -16,35 +16,21 @@ import (
 // (before the fix: since = that created_at minus the margin, and every
 // message sent during the drop was skipped for good).
 func TestResubscribeAfterFutureEventKeepsMissed(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	ctx := ctxT(t, 60*time.Second)
-	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
-		t.Fatal(err)
-	}
 	// The reader reconnects 2 to 4 s after a drop, long after the message
 	// below is stored.
-	reader := connect(t, th.URL, th.member(t, admin), client.Options{MinBackoff: 4 * time.Second})
-	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sub.EOSE()
+	_, sub := th.liveReader(t, ctx, admin, client.Options{MinBackoff: 4 * time.Second}, nil)
 	ahead := client.Message("c", "dated five minutes ahead")
 	ahead.CreatedAt = nostr.Now() + 300
-	if _, err := admin.Publish(ctx, ahead); err != nil {
-		t.Fatal(err)
-	}
+	mustPublish(t, ctx, admin, ahead)
 	if ev := mustNext(t, sub, 30*time.Second); ev.Content != ahead.Content {
 		t.Fatalf("first delivery %q", ev.Content)
 	}
 	if th.kickAll() == 0 {
 		t.Fatal("nothing kicked")
 	}
-	missed, err := admin.Publish(ctx, client.Message("c", "sent while the reader was away"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	missed := mustPublish(t, ctx, admin, client.Message("c", "sent while the reader was away"))
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != missed.ID {
 		t.Fatalf("after the reconnect: %q, not the message sent during the drop", ev.Content)
 	}
@@ -57,32 +43,17 @@ func TestResubscribeAfterFutureEventKeepsMissed(t *testing.T) {
 // for again, not the live ones (before the fix the hub matched every live
 // event against that since and this one never arrived).
 func TestResubscribeKeepsLiveEventsDatedBehind(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	ctx := ctxT(t, 60*time.Second)
-	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
-		t.Fatal(err)
-	}
-	reader := connect(t, th.URL, th.member(t, admin), client.Options{MinBackoff: 100 * time.Millisecond})
-	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sub.EOSE()
-	now, err := admin.Publish(ctx, client.Message("c", "on time"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	reader, sub := th.liveReader(t, ctx, admin, client.Options{MinBackoff: 100 * time.Millisecond}, nil)
+	now := mustPublish(t, ctx, admin, client.Message("c", "on time"))
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != now.ID {
 		t.Fatalf("first delivery %q", ev.Content)
 	}
 	reconnect(t, th, reader, admin, sub)
 	behind := client.Message("c", "dated a minute behind")
 	behind.CreatedAt = nostr.Now() - 60
-	sent, err := admin.Publish(ctx, behind)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := mustPublish(t, ctx, admin, behind)
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != sent.ID {
 		t.Fatalf("after the reconnect: %q, not the message dated behind", ev.Content)
 	}
@@ -94,29 +65,17 @@ func TestResubscribeKeepsLiveEventsDatedBehind(t *testing.T) {
 // filter's since too, so a member whose clock runs a minute slow was never
 // heard live.
 func TestLiveSinceKeepsEventsDatedBehind(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	ctx := ctxT(t, 60*time.Second)
-	if _, err := admin.Publish(ctx, client.ChannelCreate("c", "c", client.Open)); err != nil {
-		t.Fatal(err)
-	}
-	reader := connect(t, th.URL, th.member(t, admin), client.Options{MinBackoff: 100 * time.Millisecond})
 	since := nostr.Now() - 5
-	sub, err := reader.Subscribe(ctx, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"c"}}, Since: &since})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sub.EOSE()
+	reader, sub := th.liveReader(t, ctx, admin, client.Options{MinBackoff: 100 * time.Millisecond}, &since)
 	for round, behind := range []nostr.Timestamp{60, 120} {
 		if round == 1 {
 			reconnect(t, th, reader, admin, sub)
 		}
 		ev := client.Message("c", fmt.Sprintf("dated %d s behind", behind))
 		ev.CreatedAt = nostr.Now() - behind
-		sent, err := admin.Publish(ctx, ev)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sent := mustPublish(t, ctx, admin, ev)
 		if got := mustNext(t, sub, 15*time.Second); got.ID != sent.ID {
 			t.Fatalf("round %d: %q, not the message dated %d s behind", round, got.Content, behind)
 		}
@@ -136,10 +95,7 @@ func reconnect(t *testing.T, th *testHub, reader, admin *client.Client, sub *cli
 			t.Fatal("the reader did not reconnect")
 		}
 	}
-	probe, err := admin.Publish(ctxT(t, 30*time.Second), client.Message("c", "probe after the reconnect"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	probe := mustPublish(t, ctxT(t, 30*time.Second), admin, client.Message("c", "probe after the reconnect"))
 	if ev := mustNext(t, sub, 30*time.Second); ev.ID != probe.ID {
 		t.Fatalf("after the reconnect: %q, not the probe", ev.Content)
 	}

@@ -15,8 +15,7 @@ import (
 // second holds more rows than four pages (a page completes the second it
 // was cut in), ending where the channel starts.
 func TestLoadOlderPagesEveryRowOnce(t *testing.T) {
-	th := startHub(t, nil)
-	admin := connect(t, th.URL, th.admin, client.Options{})
+	th, admin := startHubAdmin(t)
 	alice := connect(t, th.URL, th.member(t, admin), client.Options{})
 	ctx := ctxT(t, 30*time.Second)
 	for _, layout := range []struct {

@@ -123,14 +123,5 @@ func (h *Hub) foreign(ev *nostr.Event) {
 func (h *Hub) reloadInOrder() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return h.Store.Exec(ctx, func(tx store.WriteTx) error {
-		v, err := loadView(tx, h.admin)
-		if err != nil {
-			return err
-		}
-		h.mu.Lock()
-		h.view = v
-		h.mu.Unlock()
-		return nil
-	})
+	return h.Store.Exec(ctx, func(tx store.WriteTx) error { return h.reloadFrom(tx) })
 }

@@ -171,8 +171,11 @@ func (h *Hub) Close() {
 // Admin is the configured admin's pubkey.
 func (h *Hub) Admin() string { return h.admin }
 
-func (h *Hub) reload() error {
-	v, err := loadView(h.Store.Reader(), h.admin)
+func (h *Hub) reload() error { return h.reloadFrom(h.Store.Reader()) }
+
+// reloadFrom replaces the view with one loaded from db.
+func (h *Hub) reloadFrom(db store.Reader) error {
+	v, err := loadView(db, h.admin)
 	if err != nil {
 		return err
 	}

@@ -2,20 +2,16 @@ package hub
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/spec"
 )
 
 // spec/channels.md names the same replayed kinds, tables and roles as the code.
 func TestSpecMatchesCode(t *testing.T) {
-	raw, err := os.ReadFile("../spec/channels.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.Join(strings.Fields(string(raw)), " ")
+	doc := spec.Flat(t, "channels.md")
 	ks := kinds.StateKinds()
 	var names []string
 	for _, k := range ks {

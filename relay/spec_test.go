@@ -2,18 +2,13 @@ package relay
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"testing"
+
+	"github.com/ainb/hive/spec"
 )
 
 // spec/protocol.md states the defaults the code applies.
 func TestProtocolSpecDefaults(t *testing.T) {
-	raw, err := os.ReadFile("../spec/protocol.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
 	var c Config
 	c.defaults()
 	want := []string{
@@ -37,12 +32,7 @@ func TestProtocolSpecDefaults(t *testing.T) {
 		fmt.Sprintf("has taken nothing for %d s, or once %d MiB are queued", int(stallWindow.Seconds()), hardCapX*c.MaxOutboundBytes>>20),
 		fmt.Sprintf("takes nothing for %d s (the write timeout)", int(c.WriteTimeout.Seconds())),
 	}
-	flat := strings.Join(strings.Fields(doc), " ")
-	for _, w := range want {
-		if !strings.Contains(flat, strings.Join(strings.Fields(w), " ")) {
-			t.Errorf("spec/protocol.md does not say %q", w)
-		}
-	}
+	spec.Says(t, "protocol.md", want...)
 }
 
 func commas(n int) string {

@@ -18,9 +18,7 @@ func at(ms int) nostr.Tag { return nostr.Tag{"ms", strconv.Itoa(ms)} }
 // only what the session has not seen (the agent's own reply, marked as its
 // own); a top-level mention gets the channel's messages.
 func TestBridgePromptContext(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	e.a.must(e.alice.sign(t, 0, `{"name":"alice"}`))
 	e.b.must(e.bob.sign(t, 0, `{"name":"bob"}`))
 	// Each message is dated, not waited for: the thread a few seconds back,

@@ -35,9 +35,7 @@ func (e *bridgeEnv) pairDevice(t testing.TB, owner key) pairedDevice {
 // and bob's device are refused by the hub, and the revoked device's control
 // has no effect (the request times out).
 func TestBridgeDeviceControl(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t, `permissions = "ask"`, `permission_timeout = "4s"`)
-	b := e.start(t)
+	e, b := startScripted(t, `permissions = "ask"`, `permission_timeout = "4s"`)
 	phone := e.pairDevice(t, e.alice)
 	lost := e.pairDevice(t, e.alice)
 	bobs := e.pairDevice(t, e.bob)
@@ -158,9 +156,7 @@ func BenchmarkLiveDevice(b *testing.B) {
 // Before the fix the bridge ignored the owner's device: "the answer gate
 // does not admit its author".
 func TestBridgeAnswersOwnersDevice(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	phone := e.pairDevice(t, e.alice)
 	bobs := e.pairDevice(t, e.bob)
 

@@ -13,9 +13,7 @@ import (
 // next one), the running bridge follows it, and every message there is
 // answered without a mention.
 func TestBridgeDMAnsweredWithoutMention(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	aliceKey := e.aliceKeyFile(t)
 	agentNpub := (identity.Keys{PublicHex: e.agent.pk}).Npub()
 	dm := client.DMChannelID(e.alice.pk, e.agent.pk)

@@ -42,9 +42,7 @@ func vmHWM(t *testing.T, pid int) float64 {
 // (the queue held every mention whole: 1,500 of 32 KiB took the bridge from
 // 31 to 117 MiB; bounded, 32 to 59 MiB). Once the busy turn ends, the queued ones are answered.
 func TestBridgeMentionFloodBounded(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	fw := e.watchFrames(t)
 	busy := e.mention(t, e.a, e.alice, "room", "[[slow:300s]] busy")
 	var session string

@@ -90,9 +90,7 @@ func TestBridgeChannelsInParallel(t *testing.T) {
 // Owner control frames: steer into a running turn (_session/steering),
 // steer while idle (queued as the next prompt), and cancel.
 func TestBridgeSteerAndCancel(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	fw := e.watchFrames(t)
 
 	m := e.mention(t, e.a, e.alice, "room", "[[steerable:15s]] go")
@@ -158,9 +156,7 @@ func TestAgentWatchLines(t *testing.T) {
 }
 
 func agentWatchLines(t *testing.T, who string) {
-	e := newBridgeEnv(t)
-	e.scripted(t, `permissions = "allow"`)
-	b := e.start(t)
+	e, b := startScripted(t, `permissions = "allow"`)
 	sk, extra, watcher := e.alice.sk, []string{}, e.alice.pk
 	if who == "device" {
 		d := e.pairDevice(t, e.alice)

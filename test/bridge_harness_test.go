@@ -114,6 +114,15 @@ func (e *bridgeEnv) scripted(t testing.TB, agentLines ...string) {
 	e.config(t, []string{goTool(t, "acpagent")}, lines...)
 }
 
+// startScripted is a bridge environment whose bridge runs the scripted
+// agent (configured with agentLines) and follows the channel.
+func startScripted(t testing.TB, agentLines ...string) (*bridgeEnv, *bridgeProc) {
+	t.Helper()
+	e := newBridgeEnv(t)
+	e.scripted(t, agentLines...)
+	return e, e.start(t)
+}
+
 // bridgeProc is a running `hive bridge`.
 type bridgeProc struct{ *logged }
 

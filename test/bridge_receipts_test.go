@@ -117,9 +117,7 @@ func TestBridgeReceiptsTwoAgents(t *testing.T) {
 // crashes the agent every time gets, after the third crash, a failed
 // receipt holding the failure reply's reason (and the reply itself).
 func TestBridgeReceiptFailed(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	m := e.mention(t, e.a, e.alice, "room", "this one crashes [[crash]]")
 	rs := e.waitReceipt(t, e.agent.pk, m.ID, b)
 	reply := e.waitReply(t, "room", m.ID, 60*time.Second, b)
@@ -149,9 +147,7 @@ func TestBridgeReceiptFailed(t *testing.T) {
 // alice's "@helper" typed without the p tag gets one saying to tag it;
 // neither gets a reply.
 func TestBridgeNotAnsweredReceipts(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	fromBob := e.mention(t, e.b, e.bob, "room", "bob asks")
 	typed := e.a.must(e.alice.sign(t, 9, "@Helper, are you there?", nostr.Tag{"h", "room"}))
 	notName := e.a.must(e.alice.sign(t, 9, "mail me at x@helpers.example", nostr.Tag{"h", "room"}))

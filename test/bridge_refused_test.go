@@ -51,9 +51,7 @@ func TestBridgeRefusedReplyFallsBack(t *testing.T) {
 // its parent's thread, as the hub reads it: the reply's root is the parent,
 // so the hub accepts it (it refused a reply rooted at the mention).
 func TestBridgeReplyToReplyOnlyMention(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	top := e.b.must(e.bob.sign(t, 9, "a question for the room", nostr.Tag{"h", "room"}))
 	m := e.mention(t, e.a, e.alice, "room", "what do you think?", nostr.Tag{"e", top.ID, "", "reply"})
 	r := e.waitReply(t, "room", m.ID, 20*time.Second, b)

@@ -15,9 +15,7 @@ import (
 // A mention gets exactly one threaded reply from the agent's key; the owner
 // decrypts the turn's observer frames; another member gets nothing.
 func TestBridgeMentionReplyAndFrames(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	fw := e.watchFrames(t)
 
 	root := e.b.must(e.bob.sign(t, 9, "a thread", nostr.Tag{"h", "room"}))
@@ -96,9 +94,7 @@ func permissionRequest(t *testing.T, fw *frameWatch) (string, json.RawMessage, s
 // With permissions = "ask": no answer in time rejects; the owner's control
 // frame approves; a control frame from someone else is ignored.
 func TestBridgePermissionTimeoutAndApproval(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t, `permissions = "ask"`, `permission_timeout = "2s"`)
-	b := e.start(t)
+	e, b := startScripted(t, `permissions = "ask"`, `permission_timeout = "2s"`)
 	fw := e.watchFrames(t)
 
 	m1 := e.mention(t, e.a, e.alice, "room", "may I? [[permission]]")
@@ -124,9 +120,7 @@ func TestBridgePermissionTimeoutAndApproval(t *testing.T) {
 // A process that dies mid-turn: the turn is retried on a fresh process that
 // resumes the session; the mention is answered once.
 func TestBridgeCrashMidTurnRecovers(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "remember [[remember:kiwi]]")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
 	m := e.mention(t, e.a, e.alice, "room", "[[crash-once]] [[recall]]")
@@ -146,9 +140,7 @@ func TestBridgeCrashMidTurnRecovers(t *testing.T) {
 // A process that always crashes: the breaker gives up after three attempts
 // and one failure reply is posted.
 func TestBridgeCrashLoopFailureReply(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	m := e.mention(t, e.a, e.alice, "room", "[[crash]]")
 	r := e.waitReply(t, "room", m.ID, 40*time.Second, b)
 	if !strings.Contains(r.Content, "crashed 3 times") {
@@ -163,9 +155,7 @@ func TestBridgeCrashLoopFailureReply(t *testing.T) {
 // startRemembering runs a bridge on the scripted agent whose session in
 // room has remembered a word.
 func startRemembering(t *testing.T) (*bridgeEnv, *bridgeProc, *nostr.Event) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	b := e.start(t)
+	e, b := startScripted(t)
 	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
 	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
 	return e, b, m0

@@ -69,9 +69,7 @@ func (e *bridgeEnv) watchControls(t *testing.T, pk string) func() {
 // request (the bridge sends it again on the watch control frame), and the
 // owner's answer then lets the turn finish.
 func TestAgentWatchLateSeesPendingPermission(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t, `permissions = "ask"`, `permission_timeout = "2m"`)
-	b := e.start(t)
+	e, b := startScripted(t, `permissions = "ask"`, `permission_timeout = "2m"`)
 	early := e.watchFrames(t)
 	m := e.mention(t, e.a, e.alice, "room", "may I? [[permission]]")
 	session, id, allow := permissionRequest(t, early) // the request is pending now

@@ -10,9 +10,7 @@ import (
 // idle again, and its one reply shows under the mention as the thread's
 // latest reply.
 func TestChatTUIAgentMention(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	e.start(t)
+	e, _ := startScripted(t)
 	alice := aliceChat(t, e)
 	alice.waitText("#room", "● connected", "⚙ helper (alice", "  idle")
 	alice.tmux("send-keys", "-t", "chat", "-l", "@hel")
@@ -37,9 +35,7 @@ func TestChatTUIAgentMention(t *testing.T) {
 // alice's in room, and hive chat as alice showing it.
 func scriptedAgentChat(t *testing.T) (*bridgeEnv, *tmuxPane) {
 	t.Helper()
-	e := newBridgeEnv(t)
-	e.scripted(t)
-	e.start(t)
+	e, _ := startScripted(t)
 	alice := aliceChat(t, e)
 	alice.waitText("#room", "● connected", "⚙ helper (alice")
 	return e, alice

@@ -50,9 +50,7 @@ func (e *bridgeEnv) who(t *testing.T, c *cli, sk string, d time.Duration) <-chan
 // member from the typing the bridge sends (real hive bridge, scripted agent,
 // real binary).
 func TestWhoShowsAgentWorking(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t, `answer = "members"`, `permissions = "ask"`, `permission_timeout = "2m"`)
-	b := e.start(t)
+	e, b := startScripted(t, `answer = "members"`, `permissions = "ask"`, `permission_timeout = "2m"`)
 	fw := e.watchFrames(t)
 	c := newCLI(t)
 

@@ -19,9 +19,7 @@ import (
 // mention comes from a private channel it is not in), and its approval of the
 // sibling's permission request is refused, so the request times out.
 func TestAgentPosingAsDeviceIsRefused(t *testing.T) {
-	e := newBridgeEnv(t)
-	e.scripted(t, `permissions = "ask"`, `permission_timeout = "4s"`)
-	b := e.start(t)
+	e, b := startScripted(t, `permissions = "ask"`, `permission_timeout = "4s"`)
 
 	// The sibling's attestation comes from the real `hive agent attest`.
 	sibling := newKey(t)

@@ -1,9 +1,7 @@
 package test
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -177,26 +175,8 @@ func TestSubscriptionCap(t *testing.T) {
 
 func TestNIP11AdvertisesLimits(t *testing.T) {
 	h := startOpenHub(t, relay.Config{MaxFilters: 7})
-	req, _ := http.NewRequest("GET", "http"+strings.TrimPrefix(h.URL, "ws"), nil)
-	req.Header.Set("Accept", "application/nostr+json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		SupportedNIPs []int `json:"supported_nips"`
-		Limitation    struct {
-			MaxLimit     int `json:"max_limit"`
-			DefaultLimit int `json:"default_limit"`
-			MaxFilters   int `json:"max_filters"`
-			MaxMessage   int `json:"max_message_length"`
-		} `json:"limitation"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Limitation.MaxLimit == 0 || doc.Limitation.DefaultLimit == 0 || doc.Limitation.MaxFilters != 7 || doc.Limitation.MaxMessage == 0 {
+	doc := fetchNIP11(t, h.URL)
+	if doc.Limitation.MaxLimit == 0 || doc.Limitation.DefaultLimit == 0 || doc.Limitation.MaxFilters != 7 || doc.Limitation.MaxMessageLength == 0 {
 		t.Fatalf("limitation incomplete: %+v", doc.Limitation)
 	}
 	for _, want := range []int{1, 9, 11, 40, 42, 45} {

@@ -28,24 +28,34 @@ type nip11Doc struct {
 		MaxMessageLength int  `json:"max_message_length"`
 		MaxContentLength int  `json:"max_content_length"`
 		MaxSubscriptions int  `json:"max_subscriptions"`
+		MaxFilters       int  `json:"max_filters"`
+		MaxLimit         int  `json:"max_limit"`
+		DefaultLimit     int  `json:"default_limit"`
 		UnauthBurst      int  `json:"unauth_message_burst"`
 	} `json:"limitation"`
 }
 
 func fetchNIP11(t testing.TB, wsURL string) nip11Doc {
 	t.Helper()
-	req, _ := http.NewRequest("GET", "http"+strings.TrimPrefix(wsURL, "ws"), nil)
+	var doc nip11Doc
+	decodeNIP11(t, wsURL, &doc)
+	return doc
+}
+
+// decodeNIP11 asks the hub at wsURL for its NIP-11 document (over http, with
+// the Accept header NIP-11 names) and decodes it into doc.
+func decodeNIP11(t testing.TB, wsURL string, doc any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", httpURL(wsURL), nil)
 	req.Header.Set("Accept", "application/nostr+json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var doc nip11Doc
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(doc); err != nil {
 		t.Fatal(err)
 	}
-	return doc
 }
 
 // specNIPs is the list spec/protocol.md gives for supported_nips.

@@ -318,16 +318,7 @@ func TestNIP86AdministersTheHubBinary(t *testing.T) {
 
 func fetchNIP11Full(t testing.TB, wsURL string) map[string]any {
 	t.Helper()
-	req, _ := http.NewRequest("GET", httpURL(wsURL), nil)
-	req.Header.Set("Accept", "application/nostr+json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var doc map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeNIP11(t, wsURL, &doc)
 	return doc
 }

@@ -2,7 +2,6 @@ package test
 
 import (
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -133,18 +132,8 @@ func TestSearchNIP50(t *testing.T) {
 		}
 	}
 
-	req, _ := http.NewRequest("GET", strings.Replace(st.h.URL, "ws://", "http://", 1), nil)
-	req.Header.Set("Accept", "application/nostr+json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		SupportedNIPs []int `json:"supported_nips"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || !slices.Contains(doc.SupportedNIPs, 50) {
-		t.Fatalf("NIP-11 supported_nips %v (%v): 50 missing", doc.SupportedNIPs, err)
+	if doc := fetchNIP11(t, st.h.URL); !slices.Contains(doc.SupportedNIPs, 50) {
+		t.Fatalf("NIP-11 supported_nips %v: 50 missing", doc.SupportedNIPs)
 	}
 }
 

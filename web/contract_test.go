@@ -2,27 +2,24 @@ package web
 
 import (
 	"io/fs"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ainb/hive/spec"
 )
 
 // Every data-testid of spec/web.md's contract is in the built page (the
 // bundle or index.html) as a quoted string, and so is each attribute the
 // contract names: the spec and the page cannot drift apart unnoticed.
 func TestContractInBuiltPage(t *testing.T) {
-	spec, err := os.ReadFile("../spec/web.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(spec)
+	doc := spec.Text(t, "web.md")
 	start, end := strings.Index(doc, "<!-- contract:"), strings.Index(doc, "<!-- /contract -->")
 	if start < 0 || end < start {
 		t.Fatal("spec/web.md has no contract section (<!-- contract: ... --> ... <!-- /contract -->)")
 	}
 	var built strings.Builder
-	err = fs.WalkDir(Dist(), ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(Dist(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

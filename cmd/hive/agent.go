@@ -13,17 +13,12 @@ import (
 )
 
 func newAgentCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "agent",
-		Short: "Owner attestations (NIP-OA auth tags) for agent keys",
-		Long: `An owner key attests an agent key with a NIP-OA tag
+	return commandGroup("agent", "Owner attestations (NIP-OA auth tags) for agent keys",
+		`An owner key attests an agent key with a NIP-OA tag
 ["auth", owner_pubkey_hex, conditions, sig_hex]. The agent attaches the tag to
 its AUTH event; the hub admits it on behalf of the owner while the conditions
 hold. See spec/identity.md.`,
-	}
-	usageErrors(cmd)
-	cmd.AddCommand(newAgentAttestCmd(), newAgentVerifyCmd(), newAgentRevokeCmd(), newAgentProfileCmd(), newAgentListCmd(), newAgentWatchCmd())
-	return cmd
+		newAgentAttestCmd(), newAgentVerifyCmd(), newAgentRevokeCmd(), newAgentProfileCmd(), newAgentListCmd(), newAgentWatchCmd())
 }
 
 // attestOutput is the --json output of agent attest.

@@ -14,15 +14,22 @@ import (
 )
 
 func newAgentRevokeCmd() *cobra.Command {
-	var agent, reason string
+	return revokeCmd("agent", "Revoke every attestation you gave an agent; the hub closes its connections at once",
+		"agent public key (npub or hex)")
+}
+
+// revokeCmd is `revoke --KIND NPUB|HEX` (KIND agent or device): the owner's
+// revocation of that attested key, with an optional --reason.
+func revokeCmd(kind, short, keyUsage string) *cobra.Command {
+	var key, reason string
 	cmd := &cobra.Command{
-		Use:   "revoke --agent NPUB|HEX",
-		Short: "Revoke every attestation you gave an agent; the hub closes its connections at once",
+		Use:   "revoke --" + kind + " NPUB|HEX",
+		Short: short,
 		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return revokeAttested(cmd, "--agent", agent, reason) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return revokeAttested(cmd, "--"+kind, key, reason) },
 	}
 	addTimeoutFlag(cmd, 10*time.Second)
-	cmd.Flags().StringVar(&agent, "agent", "", "agent public key (npub or hex)")
+	cmd.Flags().StringVar(&key, kind, "", keyUsage)
 	cmd.Flags().StringVar(&reason, "reason", "", "free-text reason stored with the revocation")
 	return cmd
 }
@@ -49,48 +56,40 @@ func revokeAttested(cmd *cobra.Command, flag, key, reason string) error {
 
 func newAgentProfileCmd() *cobra.Command {
 	var name, about string
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   "profile --key AGENT_KEYFILE --auth-tag TAG_JSON --name NAME",
 		Short: "Publish the agent's kind 0 profile with its owner's auth tag and a bot marker",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				if s.t.authTag == nil {
-					return usageErrorf("--auth-tag is required: the owner's attestation from `hive agent attest`")
-				}
-				ev, err := s.Publish(ctx, client.AgentProfile(name, about, s.t.authTag))
-				if err != nil {
-					return err
-				}
-				return outputLine(cmd, map[string]any{"event": ev.ID, "agent": s.PublicKey()}, "published profile %s", ev.ID)
-			})
-		},
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+		if s.t.authTag == nil {
+			return usageErrorf("--auth-tag is required: the owner's attestation from `hive agent attest`")
+		}
+		ev, err := s.Publish(ctx, client.AgentProfile(name, about, s.t.authTag))
+		if err != nil {
+			return err
+		}
+		return outputLine(cmd, map[string]any{"event": ev.ID, "agent": s.PublicKey()}, "published profile %s", ev.ID)
+	})
 	cmd.Flags().StringVar(&name, "name", "", "display name")
 	cmd.Flags().StringVar(&about, "about", "", "description")
 	return cmd
 }
 
 func newAgentListCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   "list",
 		Short: "List your agents known to the hub (from their profiles), with expiry and revocation state",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				rows, err := s.Agents(ctx, time.Now())
-				if err != nil {
-					return err
-				}
-				if err := addRunStates(ctx, s, rows); err != nil {
-					return err
-				}
-				return printAttested(cmd, "agents", rows)
-			})
-		},
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+		rows, err := s.Agents(ctx, time.Now())
+		if err != nil {
+			return err
+		}
+		if err := addRunStates(ctx, s, rows); err != nil {
+			return err
+		}
+		return printAttested(cmd, "agents", rows)
+	})
 	return cmd
 }
 

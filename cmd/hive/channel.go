@@ -15,15 +15,13 @@ import (
 )
 
 func newChannelCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "channel", Short: "Channels: create, list (with unread counts), info, join, leave, add, remove, archive"}
-	cmd.AddCommand(newChannelCreateCmd(), newChannelListCmd(), newChannelInfoCmd(),
+	return commandGroup("channel", "Channels: create, list (with unread counts), info, join, leave, add, remove, archive", "",
+		newChannelCreateCmd(), newChannelListCmd(), newChannelInfoCmd(),
 		channelActionCmd("join CHANNEL", "Join an open channel", "joined", func(ch client.Channel) nostr.Event { return client.ChannelJoin(ch.ID) }),
 		channelActionCmd("leave CHANNEL", "Leave a channel", "left", func(ch client.Channel) nostr.Event { return client.ChannelLeave(ch.ID) }),
 		channelMemberCmd("add CHANNEL KEY", "Add a member to a channel or set their role (owners and admins)", "added", true),
 		channelMemberCmd("remove CHANNEL KEY", "Remove a member from a channel (owners and admins, or yourself)", "removed", false),
-		channelActionCmd("archive CHANNEL", "Archive a channel: still readable, closed to writes (owners)", "archived", func(ch client.Channel) nostr.Event { return client.ChannelArchive(ch.ID) }),
-	)
-	return cmd
+		channelActionCmd("archive CHANNEL", "Archive a channel: still readable, closed to writes (owners)", "archived", func(ch client.Channel) nostr.Event { return client.ChannelArchive(ch.ID) }))
 }
 
 func newChannelCreateCmd() *cobra.Command {
@@ -63,119 +61,107 @@ func newChannelCreateCmd() *cobra.Command {
 
 func newChannelListCmd() *cobra.Command {
 	var all bool
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   "list [--all]",
 		Short: "List your channels with unread and mention counts (messages by others since your read-state); --all adds the open ones you could join",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				chans, err := s.Channels(ctx)
-				if err != nil {
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+		chans, err := s.Channels(ctx)
+		if err != nil {
+			return err
+		}
+		var mine []string
+		var shown []client.Channel
+		for _, ch := range chans {
+			if ch.Role != "" {
+				mine = append(mine, ch.ID)
+			}
+			if ch.Role != "" || all {
+				shown = append(shown, ch)
+			}
+		}
+		unread, err := s.Unread(ctx, mine)
+		if err != nil {
+			return err
+		}
+		if jsonOutput(cmd) {
+			for _, ch := range shown {
+				ch.Members = nil
+				if n, ok := unread[ch.ID]; ok {
+					ch.Unread, ch.Mentions = &n.Count, &n.Mentions
+				}
+				if err := output(cmd, ch, nil); err != nil {
 					return err
 				}
-				var mine []string
-				var shown []client.Channel
-				for _, ch := range chans {
-					if ch.Role != "" {
-						mine = append(mine, ch.ID)
-					}
-					if ch.Role != "" || all {
-						shown = append(shown, ch)
-					}
-				}
-				unread, err := s.Unread(ctx, mine)
-				if err != nil {
-					return err
-				}
-				if jsonOutput(cmd) {
-					for _, ch := range shown {
-						ch.Members = nil
-						if n, ok := unread[ch.ID]; ok {
-							ch.Unread, ch.Mentions = &n.Count, &n.Mentions
-						}
-						if err := output(cmd, ch, nil); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
-				w := tabwriter.NewWriter(humanOut(cmd), 2, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tNAME\tVISIBILITY\tROLE\tUNREAD\tMENTIONS")
-				for _, ch := range shown {
-					u, at := "-", "-"
-					if n, ok := unread[ch.ID]; ok {
-						u, at = fmt.Sprint(n.Count), fmt.Sprint(n.Mentions)
-					}
-					role := ch.Role
-					if role == "" {
-						role = "-"
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", line(ch.ID), line(ch.Name), line(ch.Visibility), line(role), u, at)
-				}
-				return w.Flush()
-			})
-		},
-	}
+			}
+			return nil
+		}
+		w := tabwriter.NewWriter(humanOut(cmd), 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tNAME\tVISIBILITY\tROLE\tUNREAD\tMENTIONS")
+		for _, ch := range shown {
+			u, at := "-", "-"
+			if n, ok := unread[ch.ID]; ok {
+				u, at = fmt.Sprint(n.Count), fmt.Sprint(n.Mentions)
+			}
+			role := ch.Role
+			if role == "" {
+				role = "-"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", line(ch.ID), line(ch.Name), line(ch.Visibility), line(role), u, at)
+		}
+		return w.Flush()
+	})
 	cmd.Flags().BoolVar(&all, "all", false, "also list channels you are not a member of")
-	addTimeoutFlag(cmd, 10*time.Second)
 	return cmd
 }
 
 func newChannelInfoCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   "info CHANNEL",
 		Short: "Show a channel's metadata and members",
 		Args:  exactArgs(1, "CHANNEL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				ch, err := s.ResolveChannel(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return output(cmd, ch, func(w io.Writer) error {
-					fmt.Fprintf(w, "id:         %s\nname:       %s\nvisibility: %s\ntype:       %s\narchived:   %v\n", line(ch.ID), line(ch.Name), line(ch.Visibility), line(ch.Type), ch.Archived)
-					if ch.About != "" {
-						fmt.Fprintf(w, "about:      %s\n", termtext.Body(ch.About, "            "))
-					}
-					pks := make([]string, 0, len(ch.Members))
-					for pk := range ch.Members {
-						pks = append(pks, pk)
-					}
-					sort.Strings(pks)
-					fmt.Fprintf(w, "members:    %d\n", len(pks))
-					for _, pk := range pks {
-						fmt.Fprintf(w, "  %-7s %s\n", line(ch.Members[pk]), npub(pk))
-					}
-					return nil
-				})
-			})
-		},
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, args []string) error {
+		ch, err := s.ResolveChannel(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		return output(cmd, ch, func(w io.Writer) error {
+			fmt.Fprintf(w, "id:         %s\nname:       %s\nvisibility: %s\ntype:       %s\narchived:   %v\n", line(ch.ID), line(ch.Name), line(ch.Visibility), line(ch.Type), ch.Archived)
+			if ch.About != "" {
+				fmt.Fprintf(w, "about:      %s\n", termtext.Body(ch.About, "            "))
+			}
+			pks := make([]string, 0, len(ch.Members))
+			for pk := range ch.Members {
+				pks = append(pks, pk)
+			}
+			sort.Strings(pks)
+			fmt.Fprintf(w, "members:    %d\n", len(pks))
+			for _, pk := range pks {
+				fmt.Fprintf(w, "  %-7s %s\n", line(ch.Members[pk]), npub(pk))
+			}
+			return nil
+		})
+	})
 	return cmd
 }
 
 // channelActionCmd is a command that publishes one event about a channel.
 func channelActionCmd(use, short, verb string, build func(client.Channel) nostr.Event) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1, "CHANNEL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				ch, err := s.ResolveChannel(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				ev, err := s.Publish(ctx, build(ch))
-				if err != nil {
-					return err
-				}
-				return outputLine(cmd, map[string]any{"channel": ch.ID, verb: true, "event": ev.ID}, "%s %s", verb, ch.ID)
-			})
-		},
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, args []string) error {
+		ch, err := s.ResolveChannel(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		ev, err := s.Publish(ctx, build(ch))
+		if err != nil {
+			return err
+		}
+		return outputLine(cmd, map[string]any{"channel": ch.ID, verb: true, "event": ev.ID}, "%s %s", verb, ch.ID)
+	})
 	return cmd
 }
 

@@ -12,19 +12,14 @@ import (
 )
 
 func newKeyCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "key",
-		Short: "Create, import and inspect key files (nsec or NIP-49 ncryptsec, mode 0600)",
-		Long: `Key files hold one line: a bech32 nsec1... secret, or with --encrypt a NIP-49
+	return commandGroup("key", "Create, import and inspect key files (nsec or NIP-49 ncryptsec, mode 0600)",
+		`Key files hold one line: a bech32 nsec1... secret, or with --encrypt a NIP-49
 ncryptsec1... secret encrypted with a passphrase. They are created with mode
 0600 and refused when group or others can access them.
 
-The passphrase is read from the ` + identity.PassphraseEnv + ` environment variable, or
+The passphrase is read from the `+identity.PassphraseEnv+` environment variable, or
 asked for on the terminal when that variable is unset.`,
-	}
-	usageErrors(cmd)
-	cmd.AddCommand(newKeyNewCmd(), newKeyShowCmd(), newKeyImportCmd())
-	return cmd
+		newKeyNewCmd(), newKeyShowCmd(), newKeyImportCmd())
 }
 
 // keyOutput is what key new / import / show print.

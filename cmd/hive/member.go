@@ -13,13 +13,10 @@ import (
 )
 
 func newMemberCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "member", Short: "Hub membership (NIP-43; hub admins add and remove)"}
-	cmd.AddCommand(
+	return commandGroup("member", "Hub membership (NIP-43; hub admins add and remove)", "",
 		memberChangeCmd("add NPUB", "Admit a key to the hub (hub admins)", "added", client.MemberAdd),
 		memberChangeCmd("remove NPUB", "Remove a key from the hub, with its agents (hub admins)", "removed", client.MemberRemove),
-		newMemberListCmd(),
-	)
-	return cmd
+		newMemberListCmd())
 }
 
 func memberChangeCmd(use, short, verb string, build func(string) nostr.Event) *cobra.Command {
@@ -46,29 +43,25 @@ func memberChangeCmd(use, short, verb string, build func(string) nostr.Event) *c
 }
 
 func newMemberListCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := sessionCmd(&cobra.Command{
 		Use:   "list",
 		Short: "List the hub's members (one JSON object per member with --json)",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
-				members, err := s.HubMembers(ctx)
-				if err != nil {
-					return err
-				}
-				for _, pk := range members {
-					if err := output(cmd, map[string]any{"pubkey": pk, "npub": npub(pk)}, func(w io.Writer) error {
-						_, err := fmt.Fprintln(w, npub(pk))
-						return err
-					}); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		},
-	}
-	addTimeoutFlag(cmd, 10*time.Second)
+	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+		members, err := s.HubMembers(ctx)
+		if err != nil {
+			return err
+		}
+		for _, pk := range members {
+			if err := output(cmd, map[string]any{"pubkey": pk, "npub": npub(pk)}, func(w io.Writer) error {
+				_, err := fmt.Fprintln(w, npub(pk))
+				return err
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	return cmd
 }
 

@@ -19,19 +19,15 @@ import (
 )
 
 func newProfileCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "profile",
-		Short: "Profiles: which key talks to which hub (kept in $HIVE_HOME/profiles.toml)",
-		Long: `A profile names a hub (one or more URLs), the hub's TLS pin, a key file and,
+	return commandGroup("profile", "Profiles: which key talks to which hub (kept in $HIVE_HOME/profiles.toml)",
+		`A profile names a hub (one or more URLs), the hub's TLS pin, a key file and,
 for an agent or device key, the owner's attestation. Every command takes
 --profile NAME (env HIVE_PROFILE), else uses the current profile; --hub, --key
 and --pin (env HIVE_HUB, HIVE_KEY, HIVE_PIN) override its fields.
 
 The config directory is $HIVE_HOME, by default hive under the user's config
 directory (~/.config/hive on Linux).`,
-	}
-	cmd.AddCommand(newProfileAddCmd(), newProfileListCmd(), newProfileUseCmd(), newProfileRemoveCmd(), newProfileNameCmd())
-	return cmd
+		newProfileAddCmd(), newProfileListCmd(), newProfileUseCmd(), newProfileRemoveCmd(), newProfileNameCmd())
 }
 
 // profiles loads the profile set and returns it with its home.

@@ -132,3 +132,15 @@ func withSession(cmd *cobra.Command, fn func(ctx context.Context, s *session) er
 	defer s.Close()
 	return fn(ctx, s)
 }
+
+// sessionCmd makes cmd run fn in a session with the hub (withSession),
+// within its --timeout, by default 10 s.
+func sessionCmd(cmd *cobra.Command, fn func(ctx context.Context, s *session, cmd *cobra.Command, args []string) error) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return withSession(cmd, func(ctx context.Context, s *session) error {
+			return fn(ctx, s, cmd, args)
+		})
+	}
+	addTimeoutFlag(cmd, 10*time.Second)
+	return cmd
+}

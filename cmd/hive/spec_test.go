@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -18,11 +18,7 @@ import (
 // specSections splits spec/cli.md into its "### " sections, by heading.
 func specSections(t *testing.T) (map[string]string, string) {
 	t.Helper()
-	b, err := os.ReadFile("../../spec/cli.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
+	doc := spec.Text(t, "cli.md")
 	out := map[string]string{}
 	heading := regexp.MustCompile(`(?m)^#{2,3} (.*)$`)
 	locs := heading.FindAllStringSubmatchIndex(doc, -1)

@@ -340,15 +340,23 @@ func TestPerConnectionEventCap(t *testing.T) {
 	}
 }
 
-func TestRateLimits(t *testing.T) {
-	_, url := start(t, Limits{RateEvents: 2, RateFrames: 5, RateWindow: time.Minute})
+// thirdOffer starts an endpoint with lim, subscribes one connection to a
+// pairing p and publishes three offers to it from another, c: it returns c
+// and the answer to the third (the first two are sent without a look).
+func thirdOffer(t *testing.T, lim Limits) (*client, string) {
+	t.Helper()
+	_, url := start(t, lim)
 	p, evs := offers(t, 3)
-	sub := dial(t, url)
-	sub.subscribe("s", p)
+	dial(t, url).subscribe("s", p)
 	c := dial(t, url)
 	c.publish(evs[0])
 	c.publish(evs[1])
-	if msg := c.publish(evs[2]); !strings.HasPrefix(msg, "rate-limited:") {
+	return c, c.publish(evs[2])
+}
+
+func TestRateLimits(t *testing.T) {
+	c, msg := thirdOffer(t, Limits{RateEvents: 2, RateFrames: 5, RateWindow: time.Minute})
+	if !strings.HasPrefix(msg, "rate-limited:") {
 		t.Fatalf("3rd event in the window: %q", msg)
 	}
 	// 4 frames used; the 6th frame gets a NOTICE instead of an answer.
@@ -363,14 +371,7 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestDeliveriesPerPCap(t *testing.T) {
-	_, url := start(t, Limits{DeliveriesPerP: 2, RateEvents: 100})
-	p, evs := offers(t, 3)
-	sub := dial(t, url)
-	sub.subscribe("s", p)
-	c := dial(t, url)
-	c.publish(evs[0])
-	c.publish(evs[1])
-	if msg := c.publish(evs[2]); !strings.HasPrefix(msg, "rate-limited:") {
+	if _, msg := thirdOffer(t, Limits{DeliveriesPerP: 2, RateEvents: 100}); !strings.HasPrefix(msg, "rate-limited:") {
 		t.Fatalf("3rd delivery to one p: %q", msg)
 	}
 }

@@ -2,17 +2,13 @@ package endpoint
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"testing"
+
+	"github.com/ainb/hive/spec"
 )
 
 // spec/pairing.md states the limits the endpoint applies.
 func TestSpecStatesLimits(t *testing.T) {
-	raw, err := os.ReadFile("../../spec/pairing.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := Defaults()
 	secs := func(d interface{ Seconds() float64 }) int { return int(d.Seconds()) }
 	want := []string{
@@ -33,10 +29,5 @@ func TestSpecStatesLimits(t *testing.T) {
 		fmt.Sprintf("| `max_subid_length` | %d |", l.MaxSubIDLength),
 		fmt.Sprintf("| `outbound_queue` | %d messages, then the connection is dropped |", l.OutboundQueue),
 	}
-	flat := strings.Join(strings.Fields(string(raw)), " ")
-	for _, w := range want {
-		if !strings.Contains(flat, strings.Join(strings.Fields(w), " ")) {
-			t.Errorf("spec/pairing.md does not say %q", w)
-		}
-	}
+	spec.Says(t, "pairing.md", want...)
 }

@@ -27,8 +27,7 @@ func aliceDevice(t *testing.T, w *world, expiry time.Time) (*client.Client, iden
 func TestRevokedDeviceOneLine(t *testing.T) {
 	w := newWorld(t)
 	dc, dev := aliceDevice(t, w, time.Now().Add(time.Hour))
-	tm := chatAs(t, dc, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, dc, Options{})
 	rev, err := identity.NewRevocation(w.aliceKeys, dev.PublicHex, "lost phone", time.Now().Unix())
 	if err != nil {
 		t.Fatal(err)
@@ -44,8 +43,7 @@ func TestRevokedDeviceOneLine(t *testing.T) {
 func TestExpiredAttestationOneLine(t *testing.T) {
 	w := newWorld(t)
 	dc, _ := aliceDevice(t, w, time.Now().Add(3*time.Second))
-	tm := chatAs(t, dc, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, dc, Options{})
 	waitOut(t, tm, "✗ your owner's attestation expired: ask for a fresh one", "✗ not connected (refused)")
 }
 
@@ -66,7 +64,5 @@ func TestChannelYouCannotWriteTo(t *testing.T) {
 	if _, err := w.alice.Publish(ctxT(t), client.ChannelRemove("secret", w.bob.PublicKey())); err != nil {
 		t.Fatal(err)
 	}
-	tm.Type("still here?")
-	tm.Send(enter)
-	waitOut(t, tm, "✗ not sent: restricted: not a member of channel secret", "> still here?", "secret (left)")
+	run(t, tm, "still here?", "✗ not sent: restricted: not a member of channel secret", "> still here?", "secret (left)")
 }

@@ -108,6 +108,15 @@ func chatAs(t *testing.T, c *client.Client, opt Options) *teatest.TestModel {
 	return tm
 }
 
+// inGeneral is chatAs with #general open, once the chat shows it connected.
+func inGeneral(t *testing.T, c *client.Client, opt Options) *teatest.TestModel {
+	t.Helper()
+	opt.Channel = "general"
+	tm := chatAs(t, c, opt)
+	waitOut(t, tm, "#general", "● connected")
+	return tm
+}
+
 // waitOut waits until the program's output shows every one of texts.
 func waitOut(t *testing.T, tm *teatest.TestModel, texts ...string) {
 	t.Helper()

@@ -29,8 +29,7 @@ func text(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []
 // composer; Up on an empty composer edits the last own message.
 func TestComposer(t *testing.T) {
 	w := newWorld(t)
-	tm := chatAs(t, w.alice, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, w.alice, Options{})
 	tm.Type("first line")
 	tm.Send(altEnter)
 	tm.Type("second")
@@ -61,8 +60,7 @@ func TestComposer(t *testing.T) {
 // the message sent p-tags the completed member.
 func TestMentionCompletion(t *testing.T) {
 	w := newWorld(t)
-	tm := chatAs(t, w.alice, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, w.alice, Options{})
 	tm.Type("hi @b")
 	tm.Send(tab)
 	waitOut(t, tm, "> hi @bob")
@@ -85,8 +83,7 @@ func TestMentionCompletion(t *testing.T) {
 // Slash commands make the CLI's calls, and say what is wrong on one line.
 func TestSlashCommands(t *testing.T) {
 	w := newWorld(t)
-	tm := chatAs(t, w.alice, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, w.alice, Options{})
 	tm.Type("react to me")
 	tm.Send(enter)
 	msg := stored(t, w.bob, kinds.Message, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Content == "react to me" })
@@ -112,19 +109,11 @@ func TestSlashCommands(t *testing.T) {
 		{"/dm alice", "✗ that is your own key: a DM needs another participant"},
 		{"/dm nobody", `✗ no one named "nobody"`},
 	} {
-		tm.Type(c.line)
-		tm.Send(enter)
-		waitOut(t, tm, c.want)
+		run(t, tm, c.line, c.want)
 	}
-	tm.Type("/dm bob")
-	tm.Send(enter)
-	waitOut(t, tm, "#bob", "DMs")
-	tm.Type("/join random")
-	tm.Send(enter)
-	waitOut(t, tm, "#random")
-	tm.Type("/who")
-	tm.Send(enter)
-	waitOut(t, tm, "#random: 1 members: alice (owner)")
+	run(t, tm, "/dm bob", "#bob", "DMs")
+	run(t, tm, "/join random", "#random")
+	run(t, tm, "/who", "#random: 1 members: alice (owner)")
 	tm.Type("/quit")
 	tm.Send(enter)
 	tm.WaitFinished(t)
@@ -140,8 +129,7 @@ func TestKeyMapAndHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := chatAs(t, w.alice, Options{Channel: "general", Keys: km})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, w.alice, Options{Keys: km})
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlN}) // the default, now unbound
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlB})
 	waitOut(t, tm, "#random")
@@ -167,8 +155,7 @@ func TestKeyMapAndHelp(t *testing.T) {
 // say why.
 func TestSlashCreateSearchSteer(t *testing.T) {
 	w := newWorld(t)
-	tm := chatAs(t, w.alice, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, w.alice, Options{})
 	run(t, tm, "/create Ops Room --private", "created #Ops Room (private)", "#Ops Room")
 	ev := stored(t, w.alice, kinds.CreateGroup, w.alice.PublicKey(), func(e nostr.Event) bool { return e.Tags.FindWithValue("h", "ops-room") != nil })
 	if ev.Tags.FindWithValue("visibility", "private") == nil {
@@ -219,8 +206,7 @@ func TestMouse(t *testing.T) {
 // they left), and the "created" notice shows with the new channel open.
 func TestTypingWhileCreateOpens(t *testing.T) {
 	w := newWorld(t)
-	tm := chatAs(t, w.alice, Options{Channel: "general"})
-	waitOut(t, tm, "#general", "● connected")
+	tm := inGeneral(t, w.alice, Options{})
 	tm.Type("/create Plans")
 	tm.Send(enter)
 	tm.Type("first words")
