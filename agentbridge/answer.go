@@ -55,7 +55,7 @@ const (
 //   - already answered on the hub by an earlier run that died before it
 //     recorded it (priorReplies): settle;
 //   - else: answer.
-func (r *runner) decide(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) decision {
+func (r *runner) decide(ctx context.Context, h HubConn, ev *nostr.Event, channels map[string]channelInfo) decision {
 	agent, ch := r.keys.PublicHex, tagValue(ev.Tags, "h")
 	info, member := channels[ch]
 	tagged := info.typ == "dm" || ev.Tags.ContainsAny("p", []string{agent})

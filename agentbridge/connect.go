@@ -59,7 +59,7 @@ func (r *runner) run(ctx context.Context) {
 type channelInfo struct{ typ string }
 
 // serve runs one connection: profile, presence, membership, subscriptions.
-func (r *runner) serve(ctx context.Context, h Hub) error {
+func (r *runner) serve(ctx context.Context, h HubConn) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := r.publishProfile(ctx, h); err != nil {
@@ -151,7 +151,7 @@ func ts(t time.Time) *nostr.Timestamp {
 
 // noteRoster records a channel whose member list names the agent; it
 // reports whether the channel is new.
-func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) bool {
+func (r *runner) noteRoster(ctx context.Context, h HubConn, ev *nostr.Event, channels map[string]channelInfo) bool {
 	ch := tagValue(ev.Tags, "d")
 	if ch == "" {
 		return false
@@ -176,7 +176,7 @@ func (r *runner) noteRoster(ctx context.Context, h Hub, ev *nostr.Event, channel
 // channels: the mention queued, a not-answered receipt saying why (once:
 // the mention is recorded as answered, so a restart does not ask again), or
 // an earlier run's answer recorded.
-func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels map[string]channelInfo) {
+func (r *runner) onMessage(ctx context.Context, h HubConn, ev *nostr.Event, channels map[string]channelInfo) {
 	d := r.decide(ctx, h, ev, channels)
 	switch d.verdict {
 	case ignore:
@@ -197,7 +197,7 @@ func (r *runner) onMessage(ctx context.Context, h Hub, ev *nostr.Event, channels
 // publishProfile publishes the agent's kind 0 (its persona's name, about
 // and picture, else its config name) with the owner's tag and a bot marker,
 // so the owner relation is in the log.
-func (r *runner) publishProfile(ctx context.Context, h Hub) error {
+func (r *runner) publishProfile(ctx context.Context, h HubConn) error {
 	content, _ := json.Marshal(r.cfg.profile())
 	ev := &nostr.Event{Kind: kinds.Profile, CreatedAt: nostr.Now(), Content: string(content), Tags: nostr.Tags{r.tag, {"bot"}}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -208,7 +208,7 @@ func (r *runner) publishProfile(ctx context.Context, h Hub) error {
 	return nil
 }
 
-func (r *runner) presence(ctx context.Context, h Hub, status string) {
+func (r *runner) presence(ctx context.Context, h HubConn, status string) {
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	h.Publish(pctx, &nostr.Event{Kind: kinds.Presence, CreatedAt: nostr.Now(), Content: status, Tags: nostr.Tags{}})

@@ -44,7 +44,7 @@ type contextBuilder struct {
 // messages, root first; at the top level (context = "channel"), the
 // channel's messages since the session's last turn there. It reads the
 // context cache, which asks the hub only for what it does not hold yet.
-func (b *contextBuilder) buildContext(ctx context.Context, h Hub, session string, batch []Mention) promptContext {
+func (b *contextBuilder) buildContext(ctx context.Context, h HubConn, session string, batch []Mention) promptContext {
 	if h == nil {
 		return promptContext{names: chat.ShortNpub}
 	}

@@ -85,7 +85,7 @@ func pickOption(opts []acp.PermissionOption, kinds ...acp.PermissionOptionKind) 
 // onControl handles one control frame from the hub. Frames that are not from
 // the owner or a live paired device of the owner, stale, or malformed are
 // ignored (logged).
-func (r *runner) onControl(ctx context.Context, h Hub, ev *nostr.Event) {
+func (r *runner) onControl(ctx context.Context, h HubConn, ev *nostr.Event) {
 	ck, err := r.controller(ctx, h, ev.PubKey)
 	if err != nil {
 		r.log.Info("ignoring control frame", "event", ev.ID, "from", ev.PubKey, "why", err)

@@ -15,7 +15,7 @@ import (
 // controller returns the conversation key for a control frame's author: the
 // owner, or a paired device of the owner whose attestation stands now. The
 // hub already refuses frames from anyone else; this is the bridge's own check.
-func (r *runner) controller(ctx context.Context, h Hub, pk string) ([32]byte, error) {
+func (r *runner) controller(ctx context.Context, h HubConn, pk string) ([32]byte, error) {
 	if pk == r.owner {
 		return r.ownerKey, nil
 	}
@@ -29,7 +29,7 @@ func (r *runner) controller(ctx context.Context, h Hub, pk string) ([32]byte, er
 
 // LiveDevice checks on the hub that pk is a paired device of owner whose
 // attestation stands at now (DeviceOwner, for this owner).
-func LiveDevice(ctx context.Context, h Hub, owner, pk string, now time.Time) error {
+func LiveDevice(ctx context.Context, h HubConn, owner, pk string, now time.Time) error {
 	o, err := DeviceOwner(ctx, h, pk, now)
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func LiveDevice(ctx context.Context, h Hub, owner, pk string, now time.Time) err
 // auth tag that verifies for pk, holds the device clause (which only the
 // owner signs: a ["device"] tag on the profile proves nothing) and whose
 // time clauses hold, and the owner has not revoked it (kind 30450).
-func DeviceOwner(ctx context.Context, h Hub, pk string, now time.Time) (string, error) {
+func DeviceOwner(ctx context.Context, h HubConn, pk string, now time.Time) (string, error) {
 	profiles, err := h.Query(ctx, nostr.Filter{Kinds: []int{kinds.Profile}, Authors: []string{pk}, Limit: 1})
 	if err != nil {
 		return "", fmt.Errorf("looking up the sender's profile: %w", err)

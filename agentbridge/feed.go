@@ -28,7 +28,7 @@ const (
 // again. Owned by serve's goroutine.
 type feed struct {
 	r        *runner
-	h        Hub
+	h        HubConn
 	channels map[string]channelInfo
 	sub      *Sub
 	fresh    bool // the context cache must start afresh at the next subscribe
@@ -39,7 +39,7 @@ type feed struct {
 	retryAt time.Time                  // when a deaf feed subscribes again (zero: not deaf)
 }
 
-func newFeed(r *runner, h Hub) *feed {
+func newFeed(r *runner, h HubConn) *feed {
 	return &feed{r: r, h: h, channels: map[string]channelInfo{}, fresh: true, probes: map[string]nostr.Timestamp{}, sentAt: map[string]time.Time{}}
 }
 

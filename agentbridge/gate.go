@@ -65,7 +65,7 @@ func cachedLookup[T any](ctx context.Context, g *answerGate, cache map[string]ga
 // its owner: when the gate does not admit the device's own key, it is asked
 // again for the member whose device it is (never for an agent's owner: an
 // agent's attestation has no device clause).
-func (g *answerGate) mayAsk(ctx context.Context, h Hub, author string) bool {
+func (g *answerGate) mayAsk(ctx context.Context, h HubConn, author string) bool {
 	if g.admits(ctx, h, author) {
 		return true
 	}
@@ -75,7 +75,7 @@ func (g *answerGate) mayAsk(ctx context.Context, h Hub, author string) bool {
 
 // deviceOwner is the owner of author when it is a paired device whose
 // attestation stands, else "" (cached like the membership answers).
-func (g *answerGate) deviceOwner(ctx context.Context, h Hub, author string) string {
+func (g *answerGate) deviceOwner(ctx context.Context, h HubConn, author string) string {
 	return cachedLookup(ctx, g, g.devices, author, func(qctx context.Context) (string, bool) {
 		owner, err := DeviceOwner(qctx, h, author, time.Now())
 		if err != nil {
@@ -86,14 +86,14 @@ func (g *answerGate) deviceOwner(ctx context.Context, h Hub, author string) stri
 }
 
 // admits applies the gate to one key.
-func (g *answerGate) admits(ctx context.Context, h Hub, author string) bool {
+func (g *answerGate) admits(ctx context.Context, h HubConn, author string) bool {
 	a := g.rule
 	return (a.Owner && author == g.owner) || a.Keys[author] || (a.Members && g.isMember(ctx, h, author))
 }
 
 // isMember reports whether pk is a hub member (not an agent or device): the
 // newest NIP-43 add/remove naming it is an add, or it signed one (the admin).
-func (g *answerGate) isMember(ctx context.Context, h Hub, pk string) bool {
+func (g *answerGate) isMember(ctx context.Context, h HubConn, pk string) bool {
 	return cachedLookup(ctx, g, g.members, pk, func(qctx context.Context) (bool, bool) {
 		named, err := h.Query(qctx, nostr.Filter{Kinds: []int{kinds.HubMemberAdd, kinds.HubMemberRemove}, Tags: nostr.TagMap{"p": {pk}}, Limit: 50})
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Hub is the bridge's view of its authenticated connection to the hub (the
+// HubConn is the bridge's view of its authenticated connection to the hub (the
 // client package, which reconnects and resubscribes by itself).
-type Hub interface {
+type HubConn interface {
 	// Publish signs ev as the agent (when unsigned), sends it and waits for
 	// OK; ev is replaced by the signed event.
 	Publish(ctx context.Context, ev *nostr.Event) error
@@ -54,7 +54,7 @@ type Target struct {
 }
 
 // Dialer connects to the hub as keys, with the owner's attestation tag.
-type Dialer func(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error)
+type Dialer func(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (HubConn, error)
 
 // Error classes of startup failures (the client's, so the CLI maps them to
 // exit codes).
@@ -67,7 +67,7 @@ var (
 // resubscribe after a drop from the newest created_at seen minus
 // catchUpSlack, as a restart catches up, so a mention dated that far behind
 // (a slow clock) and stored during the drop is not skipped.
-func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (Hub, error) {
+func DialClient(ctx context.Context, to Target, keys identity.Keys, tag nostr.Tag) (HubConn, error) {
 	re := make(chan struct{}, 1)
 	poke := func() {
 		select {

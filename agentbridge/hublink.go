@@ -25,7 +25,7 @@ type hubLink struct {
 	log    *slog.Logger
 
 	mu  sync.Mutex
-	hub Hub           // nil while reconnecting
+	hub HubConn       // nil while reconnecting
 	up  chan struct{} // closed while connected; replaced on disconnect
 }
 
@@ -47,14 +47,14 @@ func (l *hubLink) connectFirst(ctx context.Context) error {
 }
 
 // dialOnce dials the hub once, within 15 s.
-func (l *hubLink) dialOnce(ctx context.Context) (Hub, error) {
+func (l *hubLink) dialOnce(ctx context.Context) (HubConn, error) {
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	return l.dial(dctx, l.target, l.keys, l.tag)
 }
 
 // set makes h the connection (nil: it is gone, publishers wait).
-func (l *hubLink) set(h Hub) {
+func (l *hubLink) set(h HubConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.hub = h
@@ -66,14 +66,14 @@ func (l *hubLink) set(h Hub) {
 }
 
 // current is the live connection, or nil while reconnecting.
-func (l *hubLink) current() Hub {
+func (l *hubLink) current() HubConn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hub
 }
 
 // waitUp is the connection and a channel closed once there is one.
-func (l *hubLink) waitUp() (Hub, <-chan struct{}) {
+func (l *hubLink) waitUp() (HubConn, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hub, l.up

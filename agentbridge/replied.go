@@ -27,7 +27,7 @@ type priorReplies struct {
 }
 
 // reply is the earlier run's reply to ev on the hub, or nil.
-func (p *priorReplies) reply(ctx context.Context, h Hub, ev *nostr.Event) *nostr.Event {
+func (p *priorReplies) reply(ctx context.Context, h HubConn, ev *nostr.Event) *nostr.Event {
 	if !p.mayHave(ctx, h, ev) {
 		return nil
 	}
@@ -41,7 +41,7 @@ func (p *priorReplies) reply(ctx context.Context, h Hub, ev *nostr.Event) *nostr
 // waits for while the hub client queues every decoded event that arrives
 // meanwhile: checking each mention of a flood that came in the start's
 // second piled the flood up there (1,500 of 32 KiB: 34 -> 124 MiB).
-func (p *priorReplies) mayHave(ctx context.Context, h Hub, ev *nostr.Event) bool {
+func (p *priorReplies) mayHave(ctx context.Context, h HubConn, ev *nostr.Event) bool {
 	if !ev.CreatedAt.Time().Before(p.start.Add(time.Second)) {
 		return false
 	}
@@ -65,7 +65,7 @@ func (p *priorReplies) mayHave(ctx context.Context, h Hub, ev *nostr.Event) bool
 // replyOnHub is the agent's reply to mention id that the hub holds, or nil:
 // a message of the agent's naming id as its reply target, or quoting it as
 // one of the mentions its batch answered.
-func replyOnHub(ctx context.Context, h Hub, agent, id string, log *slog.Logger) *nostr.Event {
+func replyOnHub(ctx context.Context, h HubConn, agent, id string, log *slog.Logger) *nostr.Event {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for _, tag := range []string{"e", "q"} {

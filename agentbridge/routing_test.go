@@ -13,7 +13,7 @@ import (
 )
 
 // noHub is a hub that holds nothing (no member list, no profiles).
-type noHub struct{ Hub }
+type noHub struct{ HubConn }
 
 func (noHub) Query(context.Context, nostr.Filter) ([]*nostr.Event, error) { return nil, nil }
 

@@ -138,7 +138,7 @@ func (b *statusBoard) statusEvent(state string) *nostr.Event {
 // previous run's, made in the same second) is sent again a second later,
 // so that a new connection's status (Conn) does not wait for the next
 // change.
-func (b *statusBoard) publish(ctx context.Context, h Hub, state string) (*nostr.Event, error) {
+func (b *statusBoard) publish(ctx context.Context, h HubConn, state string) (*nostr.Event, error) {
 	for try := 1; ; try++ {
 		ev := b.statusEvent(state)
 		for ev == nil {
@@ -175,7 +175,7 @@ func (b *statusBoard) lastAt() nostr.Timestamp {
 // second) and every statusEvery, until ctx ends (serve publishes the
 // offline status then); each status published goes to sent (the feed's
 // probes), unless sent is full.
-func (b *statusBoard) run(ctx context.Context, h Hub, sent chan<- *nostr.Event, log *slog.Logger) {
+func (b *statusBoard) run(ctx context.Context, h HubConn, sent chan<- *nostr.Event, log *slog.Logger) {
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	for {

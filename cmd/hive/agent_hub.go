@@ -41,7 +41,7 @@ func revokeAttested(cmd *cobra.Command, flag, key, reason string) error {
 	if err != nil {
 		return usageErrorf("%s: %v", flag, err)
 	}
-	return withSession(cmd, func(ctx context.Context, s *session) error {
+	return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 		rev, err := identity.NewRevocation(s.keys, hex, reason, time.Now().Unix())
 		if err != nil {
 			return exitWith(exitUsage, err)
@@ -56,11 +56,11 @@ func revokeAttested(cmd *cobra.Command, flag, key, reason string) error {
 
 func newAgentProfileCmd() *cobra.Command {
 	var name, about string
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   "profile --key AGENT_KEYFILE --auth-tag TAG_JSON --name NAME",
 		Short: "Publish the agent's kind 0 profile with its owner's auth tag and a bot marker",
 		Args:  noArgs,
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, _ []string) error {
 		if s.t.authTag == nil {
 			return usageErrorf("--auth-tag is required: the owner's attestation from `hive agent attest`")
 		}
@@ -76,11 +76,11 @@ func newAgentProfileCmd() *cobra.Command {
 }
 
 func newAgentListCmd() *cobra.Command {
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   "list",
 		Short: "List your agents known to the hub (from their profiles), with expiry and revocation state",
 		Args:  noArgs,
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, _ []string) error {
 		rows, err := s.Agents(ctx, time.Now())
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func newAgentListCmd() *cobra.Command {
 
 // addRunStates fills each agent's Run from its bridge's status and the
 // receipts in the owner's channels.
-func addRunStates(ctx context.Context, s *session, rows []client.AgentStatus) error {
+func addRunStates(ctx context.Context, s *hubConn, rows []client.AgentStatus) error {
 	if len(rows) == 0 {
 		return nil
 	}

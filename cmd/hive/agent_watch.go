@@ -22,7 +22,7 @@ import (
 // watcher is one owner's view of one agent: the connection, the key to
 // open frames, and how to send control frames.
 type watcher struct {
-	s     *session
+	s     *hubConn
 	agent string
 	ck    [32]byte
 }

@@ -44,7 +44,7 @@ func newChannelCreateCmd() *cobra.Command {
 			if private {
 				vis = client.Private
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				ev, err := s.Publish(ctx, client.ChannelCreate(id, name, vis))
 				if err != nil {
 					return withHint(err, "pick another id with --id, or join it: hive channel join "+id)
@@ -61,11 +61,11 @@ func newChannelCreateCmd() *cobra.Command {
 
 func newChannelListCmd() *cobra.Command {
 	var all bool
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   "list [--all]",
 		Short: "List your channels with unread and mention counts (messages by others since your read-state); --all adds the open ones you could join",
 		Args:  noArgs,
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, _ []string) error {
 		chans, err := s.Channels(ctx)
 		if err != nil {
 			return err
@@ -116,11 +116,11 @@ func newChannelListCmd() *cobra.Command {
 }
 
 func newChannelInfoCmd() *cobra.Command {
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   "info CHANNEL",
 		Short: "Show a channel's metadata and members",
 		Args:  exactArgs(1, "CHANNEL"),
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, args []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, args []string) error {
 		ch, err := s.ResolveChannel(ctx, args[0])
 		if err != nil {
 			return err
@@ -147,11 +147,11 @@ func newChannelInfoCmd() *cobra.Command {
 
 // channelActionCmd is a command that publishes one event about a channel.
 func channelActionCmd(use, short, verb string, build func(client.Channel) nostr.Event) *cobra.Command {
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1, "CHANNEL"),
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, args []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, args []string) error {
 		ch, err := s.ResolveChannel(ctx, args[0])
 		if err != nil {
 			return err
@@ -173,7 +173,7 @@ func channelMemberCmd(use, short, verb string, add bool) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(2, "CHANNEL KEY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				pk, err := s.ResolveKey(ctx, args[1]) // an npub, hex or a name
 				if err != nil {
 					return err

@@ -13,11 +13,11 @@ func newDeviceCmd() *cobra.Command {
 }
 
 func newDeviceListCmd() *cobra.Command {
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   "list",
 		Short: "List your paired devices known to the hub, with expiry and revocation state",
 		Args:  noArgs,
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, _ []string) error {
 		rows, err := s.Devices(ctx, time.Now())
 		if err != nil {
 			return err

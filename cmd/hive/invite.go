@@ -39,7 +39,7 @@ invite.`,
 			if life < time.Second || life > 365*24*time.Hour {
 				return usageErrorf("--expires %s: want from 1s to 365d", expires)
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				inv, err := s.NewInvite(ctx, uses, life)
 				if errors.Is(err, client.ErrAuth) {
 					return withHint(err, "who may make invites is the hub's choice (hive serve --invites admins|members|off): ask a hub admin for an invite")

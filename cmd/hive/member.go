@@ -29,7 +29,7 @@ func memberChangeCmd(use, short, verb string, build func(string) nostr.Event) *c
 			if err != nil {
 				return err
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				ev, err := s.Publish(ctx, build(pk))
 				if err != nil {
 					return err
@@ -43,11 +43,11 @@ func memberChangeCmd(use, short, verb string, build func(string) nostr.Event) *c
 }
 
 func newMemberListCmd() *cobra.Command {
-	cmd := sessionCmd(&cobra.Command{
+	cmd := hubCmd(&cobra.Command{
 		Use:   "list",
 		Short: "List the hub's members (one JSON object per member with --json)",
 		Args:  noArgs,
-	}, func(ctx context.Context, s *session, cmd *cobra.Command, _ []string) error {
+	}, func(ctx context.Context, s *hubConn, cmd *cobra.Command, _ []string) error {
 		members, err := s.HubMembers(ctx)
 		if err != nil {
 			return err

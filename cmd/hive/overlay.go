@@ -26,7 +26,7 @@ func overlayCmd(use, short, verb string, nargs int, build func(target nostr.Even
 					return err
 				}
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				target, err := s.eventArg(ctx, args[0])
 				if err != nil {
 					return err

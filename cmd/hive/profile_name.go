@@ -20,7 +20,7 @@ func newProfileNameCmd() *cobra.Command {
 			if name == "" || strings.ContainsAny(name, "@\n") || len(name) > 64 {
 				return usageErrorf("NAME %q: give 1 to 64 characters, without @ or a line break", args[0])
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				if s.t.authTag != nil {
 					return usageErrorf("this key is an agent's or a paired device's: a device is shown with its owner's name (set it from the owner's profile); an agent's name is set with `hive agent profile`")
 				}

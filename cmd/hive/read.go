@@ -39,7 +39,7 @@ func newReadCmd() *cobra.Command {
 			if follow && before != "" {
 				return usageErrorf("--follow prints new rows after the newest: leave out --before")
 			}
-			return withFollow(cmd, follow, func(ctx context.Context, s *session) (*chat.Model, []string, error) {
+			return withFollow(cmd, follow, func(ctx context.Context, s *hubConn) (*chat.Model, []string, error) {
 				ch, err := s.ResolveChannel(ctx, args[0])
 				if err != nil {
 					return nil, nil, err
@@ -79,7 +79,7 @@ func newReadCmd() *cobra.Command {
 
 // readAround prints the rows around a message (a search hit, say).
 func readAround(cmd *cobra.Command, id string, n int) error {
-	return withSession(cmd, func(ctx context.Context, s *session) error {
+	return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 		id, err := s.ResolveID(ctx, id)
 		if err != nil {
 			return err
@@ -111,7 +111,7 @@ func newTailCmd() *cobra.Command {
 			if (len(args) == 0) == !all {
 				return usageErrorf("give one or more channels, or --all (every channel you are a member of)")
 			}
-			return withFollow(cmd, follow, func(ctx context.Context, s *session) (*chat.Model, []string, error) {
+			return withFollow(cmd, follow, func(ctx context.Context, s *hubConn) (*chat.Model, []string, error) {
 				ids, err := s.tailChannels(ctx, args, all)
 				if err != nil {
 					return nil, nil, err
@@ -145,7 +145,7 @@ func newTailCmd() *cobra.Command {
 
 // tailChannels resolves the channels to tail: those named, or all the
 // member's.
-func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]string, error) {
+func (s *hubConn) tailChannels(ctx context.Context, args []string, all bool) ([]string, error) {
 	if !all {
 		var ids []string
 		for _, a := range args {
@@ -169,7 +169,7 @@ func (s *session) tailChannels(ctx context.Context, args []string, all bool) ([]
 }
 
 // myChannels are the channels the member is in (at least one).
-func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
+func (s *hubConn) myChannels(ctx context.Context) ([]client.Channel, error) {
 	mine, err := s.memberChannels(ctx)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (s *session) myChannels(ctx context.Context) ([]client.Channel, error) {
 }
 
 // memberChannels are the channels the member is in, maybe none.
-func (s *session) memberChannels(ctx context.Context) ([]client.Channel, error) {
+func (s *hubConn) memberChannels(ctx context.Context) ([]client.Channel, error) {
 	chans, err := s.Channels(ctx)
 	if err != nil {
 		return nil, err
@@ -198,9 +198,9 @@ func (s *session) memberChannels(ctx context.Context) ([]client.Channel, error) 
 // withFollow runs first (bounded by --timeout) and, with follow, then
 // prints every change to the channels it returns until interrupted; the
 // connection is bounded by --timeout only while first runs.
-func withFollow(cmd *cobra.Command, follow bool, first func(ctx context.Context, s *session) (*chat.Model, []string, error)) error {
+func withFollow(cmd *cobra.Command, follow bool, first func(ctx context.Context, s *hubConn) (*chat.Model, []string, error)) error {
 	if !follow {
-		return withSession(cmd, func(ctx context.Context, s *session) error {
+		return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 			_, _, err := first(ctx, s)
 			return err
 		})
@@ -235,7 +235,7 @@ func withFollow(cmd *cobra.Command, follow bool, first func(ctx context.Context,
 
 // followChannels applies every event of channels since to the printer's
 // model and prints each row that changed.
-func followChannels(ctx context.Context, s *session, p printer, channels []string, since nostr.Timestamp) error {
+func followChannels(ctx context.Context, s *hubConn, p printer, channels []string, since nostr.Timestamp) error {
 	rowKinds := append(client.TimelineKinds(), kinds.Edit, kinds.DeleteInChannel, kinds.Reaction, kinds.Receipt)
 	fs := []nostr.Filter{
 		{Kinds: rowKinds, Tags: nostr.TagMap{"h": channels}, Since: &since},

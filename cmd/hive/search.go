@@ -38,7 +38,7 @@ func newSearchCmd() *cobra.Command {
 			if from != "" {
 				query += " from:" + strings.ReplaceAll(from, " ", "")
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				var o client.SearchOptions
 				o.Limit = limit
 				if channel != "" {

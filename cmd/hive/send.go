@@ -52,7 +52,7 @@ func newSendCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				pks, err := s.mentions(ctx, text, mentions)
 				if err != nil {
 					return err
@@ -94,7 +94,7 @@ func newSendCmd() *cobra.Command {
 
 // publishRow publishes a message and prints it as a row (with the events it
 // names, such as the message it quotes, applied to the model too).
-func publishRow(ctx context.Context, cmd *cobra.Command, s *session, ev nostr.Event, named ...nostr.Event) error {
+func publishRow(ctx context.Context, cmd *cobra.Command, s *hubConn, ev nostr.Event, named ...nostr.Event) error {
 	stored, err := s.Publish(ctx, ev)
 	if err != nil {
 		if errors.Is(err, client.ErrDeliveryUnknown) {
@@ -127,7 +127,7 @@ func newDMCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				pk, err := s.ResolveKey(ctx, args[0])
 				if err != nil {
 					return err
@@ -153,7 +153,7 @@ func newDMCmd() *cobra.Command {
 
 // mentions are the keys a message mentions: those given (keys or names),
 // then the @names of its text.
-func (s *session) mentions(ctx context.Context, text string, given []string) ([]string, error) {
+func (s *hubConn) mentions(ctx context.Context, text string, given []string) ([]string, error) {
 	var out []string
 	for _, m := range given {
 		pk, err := s.ResolveKey(ctx, m)
@@ -180,7 +180,7 @@ func (s *session) mentions(ctx context.Context, text string, given []string) ([]
 
 // eventArg fetches the event an id argument names (a full id or the short
 // one read and tail print).
-func (s *session) eventArg(ctx context.Context, arg string) (nostr.Event, error) {
+func (s *hubConn) eventArg(ctx context.Context, arg string) (nostr.Event, error) {
 	id, err := s.ResolveID(ctx, arg)
 	if err != nil {
 		return nostr.Event{}, err

@@ -30,7 +30,7 @@ func newStatusCmd() *cobra.Command {
 			if cmd.Flags().Changed("data") {
 				return operatorStatus(cmd, data, storeURL)
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				chans, err := s.Channels(ctx)
 				if err != nil {
 					return err

@@ -25,7 +25,7 @@ func newWaitCmd() *cobra.Command {
 			if replyTo == "" {
 				return usageErrorf("--reply-to ID is required")
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				id, err := s.ResolveID(ctx, replyTo)
 				if err != nil {
 					return err

@@ -27,7 +27,7 @@ their observer frames (a turn in flight), to everyone else from their typing.`,
 			if listen <= 0 || listen > time.Minute {
 				return usageErrorf("--listen %s: give more than 0 and at most 1m", listen)
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				var chans []client.Channel
 				if len(args) == 1 {
 					ch, err := s.ResolveChannel(ctx, args[0])

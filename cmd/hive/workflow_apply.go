@@ -47,7 +47,7 @@ refuses anyone else (exit 3). Applying a name again replaces your definition.`,
 			if err != nil {
 				return err
 			}
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				ch, err := s.ResolveChannel(ctx, d.Channel)
 				if err != nil {
 					return err
@@ -89,7 +89,7 @@ refuses anyone else (exit 3). Applying a name again replaces your definition.`,
 }
 
 // mayApply names who may apply a workflow in ch: its owners and admins.
-func mayApply(ctx context.Context, s *session, ch client.Channel) string {
+func mayApply(ctx context.Context, s *hubConn, ch client.Channel) string {
 	names, err := s.Directory(ctx)
 	var who []string
 	for pk, role := range ch.Members {
@@ -112,7 +112,7 @@ func mayApply(ctx context.Context, s *session, ch client.Channel) string {
 // who is an agent is an error (agents never approve); a name no one has,
 // an agent that is no agent, or one outside the channel is a warning with
 // the fix.
-func checkRefs(ctx context.Context, cmd *cobra.Command, s *session, d *workflow.Definition, ch client.Channel) error {
+func checkRefs(ctx context.Context, cmd *cobra.Command, s *hubConn, d *workflow.Definition, ch client.Channel) error {
 	warn := func(format string, args ...any) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: "+format+"\n", args...)
 	}

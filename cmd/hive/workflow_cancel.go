@@ -23,7 +23,7 @@ error names who may); 4 for no such run; 5 when the run has ended already;
 6 when --timeout passes first (is the runner running? the request stays).`,
 		Args: exactArgs(1, "RUN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				run, err := s.Run(ctx, args[0])
 				if err != nil {
 					return err

@@ -18,7 +18,7 @@ owner's or admin's 9005 for another member's. Its runner starts no run of it
 any more; runs already going finish.`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				w, _, err := resolveWorkflow(ctx, s, args[0], channel)
 				if err != nil {
 					return err

@@ -28,7 +28,7 @@ the author, can). enable also ends a pause the runner put on the old version
 after its run budget (30 runs an hour).`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				w, _, err := resolveWorkflow(ctx, s, args[0], channel)
 				if err != nil {
 					return err

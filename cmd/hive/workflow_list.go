@@ -51,7 +51,7 @@ func viewWorkflow(w client.Workflow) (workflowItem, *workflow.Definition) {
 }
 
 // channelFlag resolves --channel to an id ("" when not given).
-func channelFlag(ctx context.Context, s *session, arg string) (string, error) {
+func channelFlag(ctx context.Context, s *hubConn, arg string) (string, error) {
 	if arg == "" {
 		return "", nil
 	}
@@ -69,7 +69,7 @@ name, channel, status and reason, triggers, steps and author. With --json one
 line per workflow.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				id, err := channelFlag(ctx, s, channel)
 				if err != nil {
 					return err

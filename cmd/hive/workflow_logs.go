@@ -91,7 +91,7 @@ records until interrupted.`,
 }
 
 // logsFilter is the records of run id ARG (64 hex), else of the workflow named ARG.
-func logsFilter(ctx context.Context, s *session, arg, channel string) (nostr.Filter, error) {
+func logsFilter(ctx context.Context, s *hubConn, arg, channel string) (nostr.Filter, error) {
 	if nostr.IsValid32ByteHex(arg) {
 		run, err := s.Run(ctx, arg)
 		if err != nil {

@@ -113,7 +113,7 @@ func definitionArg(cmd *cobra.Command, arg, channel string) (*workflow.Definitio
 		return validWorkflowFile(cmd, arg)
 	}
 	var d *workflow.Definition
-	err := withSession(cmd, func(ctx context.Context, s *session) error {
+	err := withHub(cmd, func(ctx context.Context, s *hubConn) error {
 		w, err := findWorkflow(ctx, s, arg, channel)
 		if err != nil {
 			return err

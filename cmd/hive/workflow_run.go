@@ -36,7 +36,7 @@ when it finished, 5 when it failed, was cancelled or skipped (run_by), 6 when
 --timeout passes first (the run goes on).`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				w, d, err := resolveWorkflow(ctx, s, args[0], channel)
 				if err != nil {
 					return err
@@ -100,7 +100,7 @@ func describeEnd(rec client.RunRecord) string {
 
 // resolveWorkflow finds the workflow named name (in --channel, if given)
 // and parses its definition.
-func resolveWorkflow(ctx context.Context, s *session, name, channel string) (client.Workflow, *workflow.Definition, error) {
+func resolveWorkflow(ctx context.Context, s *hubConn, name, channel string) (client.Workflow, *workflow.Definition, error) {
 	id, err := channelFlag(ctx, s, channel)
 	if err != nil {
 		return client.Workflow{}, nil, err

@@ -27,7 +27,7 @@ type showOutput struct {
 
 // findWorkflow resolves a workflow by name among the channels the member is
 // in (or in --channel).
-func findWorkflow(ctx context.Context, s *session, name, channel string) (client.Workflow, error) {
+func findWorkflow(ctx context.Context, s *hubConn, name, channel string) (client.Workflow, error) {
 	id, err := channelFlag(ctx, s, channel)
 	if err != nil {
 		return client.Workflow{}, err
@@ -50,7 +50,7 @@ its next three slots, in its zone and in UTC) and steps. A name two workflows
 share exits 5 listing them; --channel picks one.`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, func(ctx context.Context, s *session) error {
+			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 				w, err := findWorkflow(ctx, s, args[0], channel)
 				if err != nil {
 					return err

@@ -69,8 +69,8 @@ func resolveTarget(cmd *cobra.Command) (target, error) {
 	return target{profile: t.Profile, hubs: t.Hubs, pin: t.Pin, keyFile: t.KeyFile, authTag: t.AuthTag, pinProfile: t.PinProfile}, nil
 }
 
-// session is one command's connection to the hub.
-type session struct {
+// hubConn is one command's connection to the hub.
+type hubConn struct {
 	*client.Client
 	keys identity.Keys
 	t    target
@@ -90,7 +90,7 @@ func timeoutOf(cmd *cobra.Command) time.Duration {
 }
 
 // dial resolves the target, loads the key and connects.
-func dial(ctx context.Context, cmd *cobra.Command) (*session, error) {
+func dial(ctx context.Context, cmd *cobra.Command) (*hubConn, error) {
 	t, err := resolveTarget(cmd)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func dial(ctx context.Context, cmd *cobra.Command) (*session, error) {
 	if err != nil {
 		return nil, connectError(t, err)
 	}
-	return &session{Client: c, keys: keys, t: t}, nil
+	return &hubConn{Client: c, keys: keys, t: t}, nil
 }
 
 // connectError gives a failed first connection its exit code and the fix.
@@ -120,9 +120,9 @@ func connectError(t target, err error) error {
 	return err
 }
 
-// withSession connects for the length of one command (bounded by --timeout)
+// withHub connects for the length of one command (bounded by --timeout)
 // and runs fn.
-func withSession(cmd *cobra.Command, fn func(ctx context.Context, s *session) error) error {
+func withHub(cmd *cobra.Command, fn func(ctx context.Context, s *hubConn) error) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), timeoutOf(cmd))
 	defer cancel()
 	s, err := dial(ctx, cmd)
@@ -133,11 +133,11 @@ func withSession(cmd *cobra.Command, fn func(ctx context.Context, s *session) er
 	return fn(ctx, s)
 }
 
-// sessionCmd makes cmd run fn in a session with the hub (withSession),
+// hubCmd makes cmd run fn over one connection to the hub (withHub),
 // within its --timeout, by default 10 s.
-func sessionCmd(cmd *cobra.Command, fn func(ctx context.Context, s *session, cmd *cobra.Command, args []string) error) *cobra.Command {
+func hubCmd(cmd *cobra.Command, fn func(ctx context.Context, s *hubConn, cmd *cobra.Command, args []string) error) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return withSession(cmd, func(ctx context.Context, s *session) error {
+		return withHub(cmd, func(ctx context.Context, s *hubConn) error {
 			return fn(ctx, s, cmd, args)
 		})
 	}
