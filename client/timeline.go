@@ -174,6 +174,11 @@ func (c *Client) LoadOlder(ctx context.Context, m *chat.Model, channel string, l
 // LoadNames fetches the kind 0 profiles of pks that m does not name yet,
 // then those of the owners they name (an agent is shown with its owner).
 func (c *Client) LoadNames(ctx context.Context, m *chat.Model, pks ...string) error {
+	for _, pk := range pks { // a device whose profile came live (not through here): its owner too
+		if o := m.Names().Owner(pk); o != "" && m.Names().Known(pk) && !m.Names().Known(o) {
+			pks = append(slices.Clip(pks), o)
+		}
+	}
 	for round := 0; round < 2; round++ {
 		var want []string
 		var profs []nostr.Event

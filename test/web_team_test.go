@@ -169,7 +169,7 @@ type tailProc struct {
 // tail follows channel as profile from now on.
 func (w *webTeam) tail(t testing.TB, profile, channel string) *tailProc {
 	t.Helper()
-	cmd := exec.Command(binary(t), "tail", channel, "--follow", "--json", "--limit", "0", "--profile", profile)
+	cmd := exec.Command(binary(t), "tail", channel, "--follow", "--json", "--limit", "1", "--profile", profile)
 	cmd.Env = append(os.Environ(), "HIVE_HOME="+w.cli.home)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -177,8 +177,12 @@ func (w *webTeam) tail(t testing.TB, profile, channel string) *tailProc {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	p := &tailProc{t: t, rows: make(chan rowJSON, 100)}
+	history := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			close(history) // the newest row before the follow: not one of the rows followed
+		}
 		for sc.Scan() {
 			var r rowJSON
 			if json.Unmarshal(sc.Bytes(), &r) == nil && !r.System {
@@ -187,10 +191,13 @@ func (w *webTeam) tail(t testing.TB, profile, channel string) *tailProc {
 		}
 		close(p.rows)
 	}()
-	// bare sleep: with --limit 0 tail prints nothing before it follows; the
-	// --limit 1 signal (its history line) left live rows of a paired device
-	// named by npub in TestWebPairAndChat (to be found: issue 31)
-	time.Sleep(500 * time.Millisecond)
+	// tail takes its since before it prints the history: what is sent once
+	// that line is out is followed
+	select {
+	case <-history:
+	case <-time.After(20 * time.Second):
+		t.Fatal("tail --follow printed no history")
+	}
 	return p
 }
 
