@@ -9,7 +9,6 @@ package agentbridge
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,24 +89,14 @@ const MaxProcesses = 32
 // LoadConfig reads and validates a config file. Errors name the key and the fix.
 func LoadConfig(path string) (*Config, error) {
 	var c Config
-	dir, err := client.DecodeConfig(path, &c, "see spec/agents.md for the keys")
-	if err != nil {
+	if err := client.LoadConfig(path, &c, &c.dir, "see spec/agents.md for the keys", c.validate); err != nil {
 		return nil, err
-	}
-	c.dir = dir
-	if err := c.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &c, nil
 }
 
 // Resolve makes p absolute relative to the config file's directory.
-func (c *Config) Resolve(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(c.dir, p)
-}
+func (c *Config) Resolve(p string) string { return client.ResolveIn(c.dir, p) }
 
 func (c *Config) validate() error {
 	if c.Hub == "" {

@@ -28,3 +28,27 @@ func DecodeConfig(path string, v any, keys string) (dir string, err error) {
 	}
 	return filepath.Dir(abs), nil
 }
+
+// LoadConfig decodes the config file at path into v (as DecodeConfig does),
+// stores the file's directory in *dir and checks v with check; check's
+// error is prefixed with path.
+func LoadConfig(path string, v any, dir *string, keys string, check func() error) error {
+	d, err := DecodeConfig(path, v, keys)
+	if err != nil {
+		return err
+	}
+	*dir = d
+	if err := check(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// ResolveIn makes p absolute relative to dir (a config file's directory);
+// "" and an absolute p stay as they are.
+func ResolveIn(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}

@@ -26,12 +26,9 @@ tool calls when permissions = "ask". The config format is in spec/agents.md.`,
 		Example: `  hive bridge --config bridge.toml`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if config == "" {
-				return usageErrorf("--config FILE is required (the format is in spec/agents.md)")
-			}
-			cfg, err := agentbridge.LoadConfig(config)
+			cfg, err := serviceConfig(config, "spec/agents.md", agentbridge.LoadConfig)
 			if err != nil {
-				return exitWith(exitUsage, err)
+				return err
 			}
 			log := serviceLog(cmd, verbose)
 			self, err := os.Executable()
@@ -68,6 +65,20 @@ func newAgentGuardCmd() *cobra.Command {
 			os.Exit(agentbridge.RunGuard(args))
 		},
 	}
+}
+
+// serviceConfig loads a service's --config file with load; a missing flag
+// or a bad file exits 2 (the format is in spec).
+func serviceConfig[C any](config, spec string, load func(string) (C, error)) (C, error) {
+	var none C
+	if config == "" {
+		return none, usageErrorf("--config FILE is required (the format is in %s)", spec)
+	}
+	c, err := load(config)
+	if err != nil {
+		return none, exitWith(exitUsage, err)
+	}
+	return c, nil
 }
 
 // serviceLog is the stderr log of a long-running command (hive bridge,

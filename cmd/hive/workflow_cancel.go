@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/ainb/hive/client"
@@ -37,23 +35,9 @@ error names who may); 4 for no such run; 5 when the run has ended already;
 				if _, err := s.Publish(ctx, client.CancelRequest(run.Channel, run.Workflow, run.ID)); err != nil {
 					return err
 				}
-				rec, err := s.WaitRun(ctx, run.ID, run.Runner, nil)
-				if errors.Is(err, context.DeadlineExceeded) {
-					return exitWith(exitTimeout, fmt.Errorf("run %s: no answer from its runner within --timeout %v (is it running? the request stays)", run.ID[:8], timeoutOf(cmd)))
-				}
-				if err != nil {
-					return err
-				}
-				if err := output(cmd, rec, func(o io.Writer) error {
-					_, err := fmt.Fprintf(o, "run %s %s\n", run.ID[:8], describeEnd(rec))
-					return err
-				}); err != nil {
-					return err
-				}
-				if rec.Status != kinds.RunCancelled {
-					return exitWith(exitConflict, fmt.Errorf("run %s ended before the cancel: %s", run.ID[:8], describeEnd(rec)))
-				}
-				return nil
+				return awaitRun(ctx, cmd, s, runWait{ID: run.ID, Runner: run.Runner, Want: kinds.RunCancelled,
+					Shown: "run " + run.ID[:8] + " ", Otherwise: "ended before the cancel: ",
+					Late: fmt.Errorf("run %s: no answer from its runner within --timeout %v (is it running? the request stays)", run.ID[:8], timeoutOf(cmd))})
 			})
 		},
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/workflow"
 	"github.com/spf13/cobra"
 )
 
@@ -18,11 +20,7 @@ owner's or admin's 9005 for another member's. Its runner starts no run of it
 any more; runs already going finish.`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
-				w, _, err := resolveWorkflow(ctx, s, args[0], channel)
-				if err != nil {
-					return err
-				}
+			return withWorkflow(cmd, args[0], channel, func(ctx context.Context, s *hubConn, w client.Workflow, _ *workflow.Definition) error {
 				if _, err := s.Publish(ctx, w.Deletion(s.PublicKey())); err != nil {
 					return err
 				}

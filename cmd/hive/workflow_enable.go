@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/workflow"
 	"github.com/spf13/cobra"
 )
 
@@ -28,11 +29,7 @@ the author, can). enable also ends a pause the runner put on the old version
 after its run budget (30 runs an hour).`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
-				w, _, err := resolveWorkflow(ctx, s, args[0], channel)
-				if err != nil {
-					return err
-				}
+			return withWorkflow(cmd, args[0], channel, func(ctx context.Context, s *hubConn, w client.Workflow, _ *workflow.Definition) error {
 				if s.PublicKey() != w.Author {
 					names, _ := s.Directory(ctx)
 					author := w.Author[:8]

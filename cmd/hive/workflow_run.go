@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -36,11 +35,7 @@ when it finished, 5 when it failed, was cancelled or skipped (run_by), 6 when
 --timeout passes first (the run goes on).`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withHub(cmd, func(ctx context.Context, s *hubConn) error {
-				w, d, err := resolveWorkflow(ctx, s, args[0], channel)
-				if err != nil {
-					return err
-				}
+			return withWorkflow(cmd, args[0], channel, func(ctx context.Context, s *hubConn, w client.Workflow, d *workflow.Definition) error {
 				if d.On.Manual == nil {
 					return usageErrorf("workflow %s has no manual trigger: add `manual: {}` under on: to run it by hand", w.Name)
 				}
@@ -60,23 +55,8 @@ when it finished, 5 when it failed, was cancelled or skipped (run_by), 6 when
 				if err != nil || !wait {
 					return err
 				}
-				rec, err := s.WaitRun(ctx, id, w.Runner, nil)
-				if errors.Is(err, context.DeadlineExceeded) {
-					return exitWith(exitTimeout, fmt.Errorf("run %s did not end within --timeout %v; it goes on (hive workflow logs %s)", id[:8], timeoutOf(cmd), id))
-				}
-				if err != nil {
-					return err
-				}
-				if err := output(cmd, rec, func(o io.Writer) error {
-					_, err := fmt.Fprintln(o, describeEnd(rec))
-					return err
-				}); err != nil {
-					return err
-				}
-				if rec.Status != kinds.RunFinished {
-					return exitWith(exitConflict, fmt.Errorf("run %s %s", id[:8], describeEnd(rec)))
-				}
-				return nil
+				return awaitRun(ctx, cmd, s, runWait{ID: id, Runner: w.Runner, Want: kinds.RunFinished,
+					Late: fmt.Errorf("run %s did not end within --timeout %v; it goes on (hive workflow logs %s)", id[:8], timeoutOf(cmd), id)})
 			})
 		},
 	}
@@ -85,17 +65,6 @@ when it finished, 5 when it failed, was cancelled or skipped (run_by), 6 when
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the run until it ends")
 	addTimeoutFlag(cmd, 10*time.Minute)
 	return cmd
-}
-
-// describeEnd is a final record in words.
-func describeEnd(rec client.RunRecord) string {
-	switch rec.Status {
-	case kinds.RunFinished:
-		return fmt.Sprintf("finished in %s", (time.Duration(rec.Ms) * time.Millisecond).Round(time.Millisecond))
-	case kinds.RunCancelled:
-		return "cancelled: " + rec.Reason
-	}
-	return rec.Status + ": " + rec.Reason
 }
 
 // resolveWorkflow finds the workflow named name (in --channel, if given)
@@ -118,4 +87,16 @@ func resolveWorkflow(ctx context.Context, s *hubConn, name, channel string) (cli
 		return w, nil, exitWith(exitConflict, fmt.Errorf("workflow %s does not validate: %v", w.Name, err))
 	}
 	return w, d, nil
+}
+
+// withWorkflow runs fn with the hub and the workflow named name (in
+// channel, if given), its definition parsed.
+func withWorkflow(cmd *cobra.Command, name, channel string, fn func(context.Context, *hubConn, client.Workflow, *workflow.Definition) error) error {
+	return withHub(cmd, func(ctx context.Context, s *hubConn) error {
+		w, d, err := resolveWorkflow(ctx, s, name, channel)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, s, w, d)
+	})
 }

@@ -27,12 +27,9 @@ key: a second one on the same state_dir is refused.`,
 		Example: `  hive workflow serve --config runner.toml`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if config == "" {
-				return usageErrorf("--config FILE is required (the format is in spec/workflows.md)")
-			}
-			cfg, err := runner.LoadConfig(config)
+			cfg, err := serviceConfig(config, "spec/workflows.md", runner.LoadConfig)
 			if err != nil {
-				return exitWith(exitUsage, err)
+				return err
 			}
 			log := serviceLog(cmd, verbose)
 			rn, err := runner.New(cfg, runner.Options{Passphrase: passphraseSource(cmd, false), Log: log, ClockOffset: offset})

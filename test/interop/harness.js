@@ -2,7 +2,7 @@
 // process on a free loopback port, and a timeout for client promises.
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import assert from 'node:assert/strict'
@@ -76,6 +76,24 @@ export function stopHub(child) {
     })
     child.kill('SIGTERM')
   })
+}
+
+// closeHub closes each of closers (a close that throws is passed over),
+// stops the hub and removes its data directory: a suite's after().
+export async function closeHub (hub, dataDir, closers = []) {
+  for (const c of closers) {
+    try {
+      c()
+    } catch {}
+  }
+  await stopHub(hub)
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+}
+
+// hubInfo is the hub's NIP-11 document.
+export async function hubInfo (url) {
+  const res = await fetch(url.replace('ws://', 'http://'), { headers: { Accept: 'application/nostr+json' } })
+  return res.json()
 }
 
 // withTimeout rejects with what if p does not settle within ms.

@@ -4,7 +4,6 @@
 // depend on the log, and hive.test.js has the PostgreSQL run to itself.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 
 import WebSocket from 'ws'
@@ -12,7 +11,7 @@ import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure'
 import NDK, { NDKEvent, NDKPrivateKeySigner, NDKRelaySet } from '@nostr-dev-kit/ndk'
 
-import { startSQLiteHub, stopHub, withTimeout, authRelay } from './harness.js'
+import { closeHub, hubInfo, startSQLiteHub, withTimeout, authRelay } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 globalThis.WebSocket ??= WebSocket // NDK uses the global one (Node 20 has none)
@@ -27,22 +26,13 @@ const closers = []
 
 before(async () => {
   ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-nip29-', adminPK))
-  const res = await fetch(url.replace('ws://', 'http://'), { headers: { Accept: 'application/nostr+json' } })
-  const doc = await res.json()
+  const doc = await hubInfo(url)
   assert.ok(doc.supported_nips.includes(29), `NIP-11 supported_nips ${doc.supported_nips} lists 29`)
   self = doc.self
   assert.match(self, /^[0-9a-f]{64}$/)
 })
 
-after(async () => {
-  for (const c of closers) {
-    try {
-      c()
-    } catch {}
-  }
-  await stopHub(hub)
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-})
+after(() => closeHub(hub, dataDir, closers))
 
 const now = () => Math.floor(Date.now() / 1000)
 const sign = (sk, kind, tags, content = '', at = now()) => finalizeEvent({ kind, created_at: at, tags, content }, sk)

@@ -9,14 +9,13 @@
 // PostgreSQL run to itself).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 
 import WebSocket from 'ws'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import { generateSecretKey, getPublicKey, finalizeEvent, verifyEvent } from 'nostr-tools/pure'
 import { npubEncode } from 'nostr-tools/nip19'
 
-import { startSQLiteHub, stopHub, withTimeout } from './harness.js'
+import { closeHub, hubInfo, startSQLiteHub, withTimeout } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 
@@ -30,21 +29,12 @@ const closers = []
 
 before(async () => {
   ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-nip43-', adminPK))
-  const res = await fetch(url.replace('ws://', 'http://'), { headers: { Accept: 'application/nostr+json' } })
-  const doc = await res.json()
+  const doc = await hubInfo(url)
   assert.ok(doc.supported_nips.includes(43), `NIP-11 supported_nips ${doc.supported_nips} lists 43`)
   self = doc.self
 })
 
-after(async () => {
-  for (const c of closers) {
-    try {
-      c()
-    } catch {}
-  }
-  await stopHub(hub)
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-})
+after(() => closeHub(hub, dataDir, closers))
 
 const now = () => Math.floor(Date.now() / 1000)
 const sign = (sk, kind, tags, content = '') => finalizeEvent({ kind, created_at: now(), tags, content }, sk)

@@ -5,14 +5,13 @@
 // Over SQLite, like nip29.test.js.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 
 import WebSocket from 'ws'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure'
 import { getToken } from 'nostr-tools/nip98'
 
-import { startSQLiteHub, stopHub, authRelay } from './harness.js'
+import { closeHub, startSQLiteHub, authRelay } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 
@@ -28,10 +27,7 @@ before(async () => {
   httpURL = url.replace(/^ws/, 'http')
 })
 
-after(async () => {
-  await stopHub(hub)
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-})
+after(() => closeHub(hub, dataDir))
 
 // manage calls method as sk the way a NIP-86 client does; it returns the
 // HTTP status and the parsed answer.

@@ -7,7 +7,6 @@
 // PostgreSQL database of the second run to itself.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 
 import WebSocket from 'ws'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
@@ -15,7 +14,7 @@ import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure
 import { npubEncode } from 'nostr-tools/nip19'
 import NDK, { NDKEvent, NDKPrivateKeySigner, NDKRelaySet } from '@nostr-dev-kit/ndk'
 
-import { startSQLiteHub, stopHub, withTimeout } from './harness.js'
+import { closeHub, startSQLiteHub, withTimeout } from './harness.js'
 
 useWebSocketImplementation(WebSocket)
 globalThis.WebSocket ??= WebSocket // NDK uses the global one (Node 20 has none)
@@ -31,15 +30,7 @@ before(async () => {
   ;({ hub, dataDir, url } = await startSQLiteHub('hive-interop-auth-', adminPK, ['--invites', 'off']))
 })
 
-after(async () => {
-  for (const c of closers) {
-    try {
-      c()
-    } catch {}
-  }
-  await stopHub(hub)
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-})
+after(() => closeHub(hub, dataDir, closers))
 
 // refusedReason is what the hub must say to a stranger: restricted: and why.
 function refusedReason(npub) {

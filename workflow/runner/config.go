@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ainb/hive/client"
@@ -45,23 +44,13 @@ type HTTPConfig struct {
 // LoadConfig reads and checks a runner config. Errors name the key and the fix.
 func LoadConfig(path string) (*Config, error) {
 	var c Config
-	dir, err := client.DecodeConfig(path, &c, "the keys are hub, pin, key, attestation, state_dir, [secrets] and [http] allow_hosts")
-	if err != nil {
+	if err := client.LoadConfig(path, &c, &c.dir, "the keys are hub, pin, key, attestation, state_dir, [secrets] and [http] allow_hosts", c.check); err != nil {
 		return nil, err
-	}
-	c.dir = dir
-	if err := c.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &c, nil
 }
 
-func (c *Config) resolve(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(c.dir, p)
-}
+func (c *Config) resolve(p string) string { return client.ResolveIn(c.dir, p) }
 
 func (c *Config) check() error {
 	if c.Hub == "" {

@@ -163,24 +163,38 @@ func (r *Runner) messageValues(ev nostr.Event, typ string) expression.Trigger {
 // onMessage starts the runs a message triggers.
 func (r *Runner) onMessage(ctx context.Context, ev nostr.Event) {
 	ch := tagValue(ev, "h")
-	var starts []start
-	r.mu.Lock()
-	for addr, df := range r.defs {
-		if df.channel != ch || df.d == nil || df.d.On.Message == nil || ev.CreatedAt < df.ev.CreatedAt {
-			continue
-		}
+	r.startMatching(ctx, ch, ev, func(addr string, df *def) (start, bool) {
 		m := df.d.On.Message
+		if m == nil {
+			return start{}, false
+		}
 		reply := kinds.ThreadRoot(&ev) != ev.ID
 		if (m.Threads == "top" || m.Threads == "") && reply || m.Threads == "replies" && !reply || !r.fromOK(m.From, ev.PubKey) {
-			continue
+			return start{}, false
 		}
 		vals := r.messageValues(ev, client.TriggerMessage)
 		if !r.when(df, m.When, vals) {
-			continue
+			return start{}, false
 		}
 		e := ev
-		starts = append(starts, start{addr: addr, trigger: client.TriggerMessage, ref: ev.ID, at: ev.CreatedAt, values: vals,
-			origin: &e, initiator: ev.PubKey, hops: client.HopsOf(ev)})
+		return start{addr: addr, trigger: client.TriggerMessage, ref: ev.ID, at: ev.CreatedAt, values: vals,
+			origin: &e, initiator: ev.PubKey, hops: client.HopsOf(ev)}, true
+	})
+}
+
+// startMatching starts the run match makes of each definition in channel
+// ch that is older than ev and that match accepts: the definitions are
+// read (and match called) under r.mu, the runs started after it.
+func (r *Runner) startMatching(ctx context.Context, ch string, ev nostr.Event, match func(addr string, df *def) (start, bool)) {
+	var starts []start
+	r.mu.Lock()
+	for addr, df := range r.defs {
+		if df.channel != ch || df.d == nil || ev.CreatedAt < df.ev.CreatedAt {
+			continue
+		}
+		if s, ok := match(addr, df); ok {
+			starts = append(starts, s)
+		}
 	}
 	r.mu.Unlock()
 	for _, s := range starts {
@@ -225,28 +239,19 @@ func (r *Runner) onReaction(ctx context.Context, ev nostr.Event) {
 	target := evs[0]
 	ch := tagValue(target, "h")
 	emoji := reactionEmoji(ev)
-	var starts []start
-	r.mu.Lock()
-	for addr, df := range r.defs {
-		if df.channel != ch || df.d == nil || df.d.On.Reaction == nil || ev.CreatedAt < df.ev.CreatedAt {
-			continue
-		}
+	r.startMatching(ctx, ch, ev, func(addr string, df *def) (start, bool) {
 		rt := df.d.On.Reaction
-		if rt.Emoji != "" && rt.Emoji != emoji || !r.fromOK(rt.From, ev.PubKey) {
-			continue
+		if rt == nil || rt.Emoji != "" && rt.Emoji != emoji || !r.fromOK(rt.From, ev.PubKey) {
+			return start{}, false
 		}
 		vals := r.reactionValues(ev, target)
 		if !r.when(df, rt.When, vals) {
-			continue
+			return start{}, false
 		}
 		tg := target
-		starts = append(starts, start{addr: addr, trigger: client.TriggerReaction, ref: ev.ID, at: ev.CreatedAt, values: vals,
-			origin: &tg, initiator: ev.PubKey, hops: client.HopsOf(ev)})
-	}
-	r.mu.Unlock()
-	for _, s := range starts {
-		r.start(ctx, s)
-	}
+		return start{addr: addr, trigger: client.TriggerReaction, ref: ev.ID, at: ev.CreatedAt, values: vals,
+			origin: &tg, initiator: ev.PubKey, hops: client.HopsOf(ev)}, true
+	})
 }
 
 // onRequest is a manual run request, or a cancel.

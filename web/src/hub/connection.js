@@ -178,14 +178,7 @@ export class HubConnection {
     if (label === 'AUTH' && !ws.authID && typeof msg[1] === 'string') {
       const tags = [['relay', this.url], ['challenge', msg[1]]]
       if (this.authTag) tags.push(this.authTag)
-      let ev
-      try { ev = await this.signer.signEvent({ kind: KIND.Auth, created_at: Math.floor(Date.now() / 1000), tags, content: '' }) } catch (e) {
-        this.refuse(`cannot sign the AUTH event: ${e.message}`)
-        return
-      }
-      if (this.ws !== ws) return
-      ws.authID = ev.id
-      ws.send(JSON.stringify(['AUTH', ev]))
+      await this.sendSigned(ws, 'authID', 'AUTH', { kind: KIND.Auth, created_at: Math.floor(Date.now() / 1000), tags, content: '' }, 'the AUTH event')
     } else if (label === 'OK' && ws.authID && msg[1] === ws.authID) {
       const why = String(msg[3] ?? '')
       if (msg[2] !== true) { this.refuse(why || 'AUTH refused'); return }
@@ -193,18 +186,25 @@ export class HubConnection {
       // why in the OK; with an invite it sends its join request (client/invite.go).
       if (!why.startsWith('restricted: ')) { this.up(ws); return }
       if (!this.invite) { this.refuse(why); return }
-      let ev
-      try { ev = await this.signer.signEvent(joinRequest(this.invite)) } catch (e) {
-        this.refuse(`cannot sign the join request: ${e.message}`)
-        return
-      }
-      if (this.ws !== ws) return
-      ws.joinID = ev.id
-      ws.send(JSON.stringify(['EVENT', ev]))
+      await this.sendSigned(ws, 'joinID', 'EVENT', joinRequest(this.invite), 'the join request')
     } else if (label === 'OK' && ws.joinID && msg[1] === ws.joinID) {
       if (msg[2] === true) this.up(ws)
       else this.refuse(String(msg[3] ?? 'join request refused'))
     }
+  }
+
+  // sendSigned signs tmpl and, while ws is still the live connection, keeps
+  // its id as ws[idKey] and sends it as [label, event]; a signer that fails
+  // refuses the connection, naming what it could not sign.
+  async sendSigned (ws, idKey, label, tmpl, what) {
+    let ev
+    try { ev = await this.signer.signEvent(tmpl) } catch (e) {
+      this.refuse(`cannot sign ${what}: ${e.message}`)
+      return
+    }
+    if (this.ws !== ws) return
+    ws[idKey] = ev.id
+    ws.send(JSON.stringify([label, ev]))
   }
 
   // up makes ws the live connection: every subscription and every publish

@@ -87,6 +87,18 @@ function pairSection(actions, storePass) {
   return h('section', { 'aria-labelledby': 'pair-h' }, h('h2', { id: 'pair-h' }, 'Pair this browser'), form);
 }
 
+// submitForm is a form of children that, when submitted, says saying on
+// line and runs work with buttons disabled (busy).
+function submitForm(buttons, line, saying, work, ...children) {
+  return h('form', { onsubmit: (e) => {
+    e.preventDefault();
+    busy(buttons, line, async () => {
+      say(line, saying);
+      await work();
+    });
+  } }, ...children);
+}
+
 function importSection(actions, storePass) {
   const key = h('input', { 'data-testid': 'key-import', type: 'password', placeholder: 'nsec1… or ncryptsec1…', autocomplete: 'off', 'aria-label': 'secret key' });
   const pass = h('input', { type: 'password', autocomplete: 'off', placeholder: 'its passphrase', 'aria-label': 'ncryptsec passphrase' });
@@ -94,14 +106,10 @@ function importSection(actions, storePass) {
   key.addEventListener('input', () => (passRow.hidden = !key.value.trim().startsWith('ncryptsec1')));
   const submit = h('button', { class: 'primary', 'data-testid': 'key-import-submit', type: 'submit' }, 'Sign in');
   const line = statusLine();
-  const form = h('form', { onsubmit: (e) => {
-    e.preventDefault();
-    busy([submit], line, async () => {
-      say(line, 'Signing in…');
-      await actions.importKey(key.value.trim(), pass.value, storePass());
-      key.value = pass.value = '';
-    });
-  } }, h('div', { class: 'row' }, key, submit), passRow, line);
+  const form = submitForm([submit], line, 'Signing in…', async () => {
+    await actions.importKey(key.value.trim(), pass.value, storePass());
+    key.value = pass.value = '';
+  }, h('div', { class: 'row' }, key, submit), passRow, line);
   return h('section', { 'aria-labelledby': 'import-h' }, h('h2', { id: 'import-h' }, 'Import a key'), form);
 }
 
@@ -110,13 +118,7 @@ function inviteSection(actions, storePass, invite) {
   if (invite) link.value = invite;
   const submit = h('button', { class: 'primary', 'data-testid': 'invite-join', type: 'submit' }, 'Join');
   const line = statusLine();
-  const form = h('form', { onsubmit: (e) => {
-    e.preventDefault();
-    busy([submit], line, async () => {
-      say(line, 'Making a key in this browser and joining the hub…');
-      await actions.invite(link.value.trim(), storePass());
-    });
-  } },
+  const form = submitForm([submit], line, 'Making a key in this browser and joining the hub…', () => actions.invite(link.value.trim(), storePass()),
   h('p', { class: 'dim' }, 'Paste the invite link a hub member gave you (', h('code', null, 'hive invite'), '). This browser makes a new key and joins with it.'),
   h('div', { class: 'row' }, link, submit), line);
   return h('section', { 'aria-labelledby': 'invite-h' }, h('h2', { id: 'invite-h' }, 'I have an invite'), form);
