@@ -1,92 +1,88 @@
 package hub
 
-// projectionTables are derived from the log: Rebuild empties and refills them,
-// and replay --verify compares them. Their columns hold nothing that is not a
-// function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "hub_info", "invite_uses"}
+import "strings"
 
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS hub_members (
-		pubkey   TEXT PRIMARY KEY,
-		role     TEXT NOT NULL,
-		added_by TEXT NOT NULL
-	)`,
-	`CREATE TABLE IF NOT EXISTS channels (
-		id         TEXT PRIMARY KEY,
-		name       TEXT NOT NULL,
-		about      TEXT NOT NULL,
-		visibility TEXT NOT NULL,
-		type       TEXT NOT NULL,
-		creator    TEXT NOT NULL,
-		deleted    INTEGER NOT NULL
-	)`,
+// table is one of the hub's tables beside the log.
+type table struct {
+	name string
+	// columns, "name TYPE" each, comma-separated; the first key of them
+	// are the primary key, and every other column is NOT NULL.
+	columns string
+	key     int
+	// derived: a projection of the log. Rebuild empties and refills it and
+	// replay --verify compares it, so its columns hold nothing that is not a
+	// function of the log. Rebuild keeps the other tables.
+	derived bool
+}
+
+var tables = []table{
+	{name: "hub_members", columns: "pubkey TEXT, role TEXT, added_by TEXT", key: 1, derived: true},
+	{name: "channels", columns: "id TEXT, name TEXT, about TEXT, visibility TEXT, type TEXT, creator TEXT, deleted INTEGER", key: 1, derived: true},
 	// A channel's NIP-29 picture, beside its row (a table of its own, so a
 	// log written before pictures needs no migration).
-	`CREATE TABLE IF NOT EXISTS channel_pictures (
-		channel TEXT PRIMARY KEY,
-		picture TEXT NOT NULL
-	)`,
-	`CREATE TABLE IF NOT EXISTS channel_members (
-		channel TEXT NOT NULL,
-		pubkey  TEXT NOT NULL,
-		role    TEXT NOT NULL,
-		PRIMARY KEY (channel, pubkey)
-	)`,
-	`CREATE TABLE IF NOT EXISTS agents (
-		agent      TEXT PRIMARY KEY,
-		owner      TEXT NOT NULL,
-		conditions TEXT NOT NULL
-	)`,
+	{name: "channel_pictures", columns: "channel TEXT, picture TEXT", key: 1, derived: true},
+	{name: "channel_members", columns: "channel TEXT, pubkey TEXT, role TEXT", key: 2, derived: true},
+	{name: "agents", columns: "agent TEXT, owner TEXT, conditions TEXT", key: 1, derived: true},
 	// The attested keys whose profile carries the ["device"] marker (paired
 	// devices, spec/pairing.md); their owner and conditions are in agents.
-	`CREATE TABLE IF NOT EXISTS devices (
-		device TEXT PRIMARY KEY
-	)`,
-	`CREATE TABLE IF NOT EXISTS revocations (
-		owner      TEXT NOT NULL,
-		agent      TEXT NOT NULL,
-		revoked_at INTEGER NOT NULL,
-		PRIMARY KEY (owner, agent)
-	)`,
-	`CREATE TABLE IF NOT EXISTS reactions (
-		target   TEXT NOT NULL,
-		author   TEXT NOT NULL,
-		content  TEXT NOT NULL,
-		event_id TEXT NOT NULL,
-		PRIMARY KEY (target, author, content)
-	)`,
+	{name: "devices", columns: "device TEXT", key: 1, derived: true},
+	{name: "revocations", columns: "owner TEXT, agent TEXT, revoked_at INTEGER", key: 2, derived: true},
+	{name: "reactions", columns: "target TEXT, author TEXT, content TEXT, event_id TEXT", key: 3, derived: true},
 	// The hub's name, description and icon set by NIP-86 calls (30461).
-	`CREATE TABLE IF NOT EXISTS hub_info (
-		field TEXT PRIMARY KEY,
-		value TEXT NOT NULL
-	)`,
-	// Not a projection: the (owner, key) pairs of the attestations the hub
-	// has seen, at AUTH or on a profile, so that a revocation's signer can
-	// be checked (spec/identity.md) even for a key that never published a
-	// profile. Rebuild keeps it.
-	`CREATE TABLE IF NOT EXISTS attestations_seen (
-		owner TEXT NOT NULL,
-		agent TEXT NOT NULL,
-		PRIMARY KEY (owner, agent)
-	)`,
-	// Not a projection: every key a hub on this log has signed with (each
-	// instance records its own at start), so the 8000s and 8001s a hub
-	// signed for invites and leave requests (join.go) hold on replay, on
-	// another instance of a shared log and after a new DATA/hub.key.
-	// Rebuild keeps it.
-	`CREATE TABLE IF NOT EXISTS hub_keys (
-		pubkey TEXT PRIMARY KEY
-	)`,
+	{name: "hub_info", columns: "field TEXT, value TEXT", key: 1, derived: true},
+	// The (owner, key) pairs of the attestations the hub has seen, at AUTH
+	// or on a profile, so that a revocation's signer can be checked
+	// (spec/identity.md) even for a key that never published a profile.
+	{name: "attestations_seen", columns: "owner TEXT, agent TEXT", key: 2},
+	// Every key a hub on this log has signed with (each instance records its
+	// own at start), so the 8000s and 8001s a hub signed for invites and
+	// leave requests (join.go) hold on replay, on another instance of a
+	// shared log and after a new DATA/hub.key.
+	{name: "hub_keys", columns: "pubkey TEXT", key: 1},
 	// The keys each invite claim admitted (hub-signed 8000s naming it).
-	`CREATE TABLE IF NOT EXISTS invite_uses (
-		claim  TEXT NOT NULL,
-		member TEXT NOT NULL,
-		PRIMARY KEY (claim, member)
-	)`,
-	// Not a projection: the created_at of the hub's last state snapshot per
-	// channel, so each new snapshot is strictly newer than the last.
-	`CREATE TABLE IF NOT EXISTS state_clock (
-		channel TEXT PRIMARY KEY,
-		at      INTEGER NOT NULL
-	)`,
+	{name: "invite_uses", columns: "claim TEXT, member TEXT", key: 2, derived: true},
+	// The created_at of the hub's last state snapshot per channel, so each
+	// new snapshot is strictly newer than the last.
+	{name: "state_clock", columns: "channel TEXT, at INTEGER", key: 1},
+}
+
+// schema is the tables' DDL, plain SQL that SQLite and PostgreSQL both run.
+var schema = tableDDL(tables)
+
+// projectionTables are the derived tables, in schema order.
+var projectionTables = derivedNames(tables)
+
+// tableDDL writes CREATE TABLE IF NOT EXISTS for each table: a one-column
+// key on its column, a longer one as a PRIMARY KEY clause.
+func tableDDL(ts []table) []string {
+	var out []string
+	for _, t := range ts {
+		cols := strings.Split(t.columns, ", ")
+		for i := range cols {
+			if i > 0 || t.key > 1 {
+				cols[i] += " NOT NULL"
+			}
+		}
+		if t.key == 1 {
+			cols[0] += " PRIMARY KEY"
+		} else {
+			keys := make([]string, t.key)
+			for i, c := range cols[:t.key] {
+				keys[i], _, _ = strings.Cut(c, " ")
+			}
+			cols = append(cols, "PRIMARY KEY ("+strings.Join(keys, ", ")+")")
+		}
+		out = append(out, "CREATE TABLE IF NOT EXISTS "+t.name+" (\n\t"+strings.Join(cols, ",\n\t")+"\n)")
+	}
+	return out
+}
+
+func derivedNames(ts []table) []string {
+	var out []string
+	for _, t := range ts {
+		if t.derived {
+			out = append(out, t.name)
+		}
+	}
+	return out
 }

@@ -39,19 +39,10 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 	// connection by its key: either the hooks see the cut-off or its kick
 	// sees the connection.
 	c.mu.Lock()
-	c.pubkey, c.refusal = strings.Clone(ev.PubKey), "" // not a view of the whole AUTH message
-	c.guest, c.guestAuth, c.guestable = "", nil, false
+	c.id = ident{pubkey: strings.Clone(ev.PubKey)} // not a view of the whole AUTH message
+	c.refusal, c.guestAuth, c.guestable = "", nil, false
 	c.mu.Unlock()
-	msg := ""
-	for _, fn := range r.Hooks.Admit {
-		if msg = fn(c.ctx, c, ev); msg != "" {
-			break
-		}
-	}
-	if msg == "" {
-		msg = r.joinMember(c)
-	}
-	if msg != "" {
+	if msg := c.admit(ev); msg != "" {
 		if c.asGuest(ev, msg) { // NIP-43: it may ask to join (guest.go)
 			r.log.Debug("guest", "pubkey", ev.PubKey, "remote", c.remote)
 			c.reply(okMsg(ev.ID, true, msg))
@@ -65,9 +56,25 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 		c.reply(okMsg(ev.ID, false, msg))
 		return
 	}
-	c.leaveUnauth()
 	r.log.Debug("authenticated", "pubkey", ev.PubKey, "owner", c.Owner(), "remote", c.remote)
 	c.reply(okMsg(ev.ID, true, ""))
+}
+
+// admit judges the key c just took from auth (an AUTH, or a guest's AUTH
+// again when its join succeeds) by the Admit hooks, then counts c against
+// its member's budget. It returns the refusal, or "" once c is
+// authenticated and has left the unauthenticated connections' slot.
+func (c *Conn) admit(auth *nostr.Event) string {
+	for _, fn := range c.relay.Hooks.Admit {
+		if msg := fn(c.ctx, c, auth); msg != "" {
+			return msg
+		}
+	}
+	if msg := c.relay.joinMember(c); msg != "" {
+		return msg
+	}
+	c.leaveUnauth()
+	return ""
 }
 
 // notAuthed answers an EVENT, REQ or COUNT (to do: "publishing",
@@ -77,7 +84,7 @@ func (c *Conn) handleAuth(ev *nostr.Event) {
 // auth-required:.
 func (c *Conn) notAuthed(to string) string {
 	c.mu.Lock()
-	why, guest := c.refusal, c.guest != ""
+	why, guest := c.refusal, c.id.guest != ""
 	c.mu.Unlock()
 	if why == "" {
 		return "auth-required: authenticate with NIP-42 before " + to

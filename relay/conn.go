@@ -36,14 +36,11 @@ type Conn struct {
 	queued   chan struct{} // one token per message read and not yet handled
 
 	mu      sync.Mutex
-	pubkey  string // NIP-42 authenticated pubkey
+	id      ident  // who the connection is
 	refusal string // why admission refused this connection's last AUTH, until one succeeds
 	// NIP-43 guests (guest.go): a key admission refused but let stay to ask to join.
 	guestable bool         // an Admit hook allows the AUTH being admitted to become a guest
-	guest     string       // the guest's key, "" when the connection has none
-	guestAuth *nostr.Event // its AUTH event, admitted again when a join succeeds
-	owner     string       // for an attested agent or device: its owner
-	meta      any          // policy data attached at AUTH (e.g. the attestation)
+	guestAuth *nostr.Event // the guest's AUTH event, admitted again when a join succeeds
 	member    *member      // whose budget the connection counts against, from AUTH on
 	in        [][]byte
 	working   bool
@@ -98,47 +95,52 @@ func remoteAddr(req *http.Request) string {
 	return req.RemoteAddr
 }
 
-// PubKey is the NIP-42 authenticated pubkey, or "" before AUTH.
-func (c *Conn) PubKey() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pubkey
+// ident is who a connection is, guarded by Conn.mu: the key it
+// authenticated as, with what admission attached, or the key it stays as a
+// NIP-43 guest (guest.go).
+type ident struct {
+	pubkey string // NIP-42 authenticated pubkey
+	owner  string // for an attested agent or device: its owner
+	meta   any    // policy data attached at AUTH (e.g. the attestation)
+	guest  string // a guest's key, "" when the connection has none (then pubkey is "")
 }
 
-// Owner is the member an authenticated agent or device acts for ("" for a member).
-func (c *Conn) Owner() string {
+// who reads the connection's identity under its lock; every getter of it
+// goes through here.
+func (c *Conn) who() ident {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.owner
+	return c.id
+}
+
+// PubKey is the NIP-42 authenticated pubkey, or "" before AUTH.
+func (c *Conn) PubKey() string { return c.who().pubkey }
+
+// Owner is the member an authenticated agent or device acts for ("" for a member).
+func (c *Conn) Owner() string { return c.who().owner }
+
+// Meta returns what SetMeta attached.
+func (c *Conn) Meta() any { return c.who().meta }
+
+// Identity is PubKey and Meta under one lock: what a read rule judges a
+// connection by.
+func (c *Conn) Identity() (pubkey string, meta any) {
+	id := c.who()
+	return id.pubkey, id.meta
 }
 
 // SetOwner records, during Admit, that the authenticating key is an agent of owner.
 func (c *Conn) SetOwner(owner string) {
 	c.mu.Lock()
-	c.owner = strings.Clone(owner) // kept for the connection's life: not a view of a message
+	c.id.owner = strings.Clone(owner) // kept for the connection's life: not a view of a message
 	c.mu.Unlock()
 }
 
 // SetMeta attaches policy data to the connection (done during Admit).
 func (c *Conn) SetMeta(v any) {
 	c.mu.Lock()
-	c.meta = v
+	c.id.meta = v
 	c.mu.Unlock()
-}
-
-// Meta returns what SetMeta attached.
-func (c *Conn) Meta() any {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.meta
-}
-
-// Identity is PubKey and Meta under one lock: what a read rule judges a
-// connection by.
-func (c *Conn) Identity() (pubkey string, meta any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pubkey, c.meta
 }
 
 // Challenge is this connection's NIP-42 challenge.

@@ -42,11 +42,7 @@ func (c *Conn) AllowGuest() {
 }
 
 // Guest is the key of a guest connection ("" otherwise).
-func (c *Conn) Guest() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.guest
-}
+func (c *Conn) Guest() string { return c.who().guest }
 
 // asGuest keeps a refused AUTH's key as the connection's guest when an
 // Admit hook allowed it, and says whether it did.
@@ -56,9 +52,11 @@ func (c *Conn) asGuest(auth *nostr.Event, refusal string) bool {
 	ok := c.guestable && c.relay.Hooks.Join != nil && strings.HasPrefix(refusal, "restricted: ")
 	c.guestable = false
 	if ok {
-		c.guest, c.guestAuth, c.refusal = c.pubkey, auth, refusal
+		c.guestAuth, c.refusal = auth, refusal
+		c.id = ident{guest: c.id.pubkey}
+	} else {
+		c.id = ident{}
 	}
-	c.pubkey, c.owner, c.meta = "", "", nil
 	return ok
 }
 
@@ -99,28 +97,17 @@ func (c *Conn) request(ev *nostr.Event, start time.Time) {
 // admitGuest authenticates a guest connection as its key, through the Admit
 // hooks and the member budget as an AUTH would, or says why not.
 func (c *Conn) admitGuest() string {
-	r := c.relay
 	c.mu.Lock()
 	auth := c.guestAuth
-	c.pubkey, c.guest, c.guestAuth, c.refusal = c.guest, "", nil, ""
+	c.id, c.guestAuth, c.refusal = ident{pubkey: c.id.guest}, nil, ""
 	c.mu.Unlock()
-	msg := ""
-	for _, fn := range r.Hooks.Admit {
-		if msg = fn(c.ctx, c, auth); msg != "" {
-			break
-		}
-	}
-	if msg == "" {
-		msg = r.joinMember(c)
-	}
-	if msg != "" {
+	if msg := c.admit(auth); msg != "" {
 		c.mu.Lock()
-		c.pubkey, c.owner, c.meta, c.refusal = "", "", nil, msg
+		c.id, c.refusal = ident{}, msg
 		c.mu.Unlock()
 		return msg
 	}
-	c.leaveUnauth()
-	r.log.Debug("admitted by a join request", "pubkey", auth.PubKey, "remote", c.remote)
+	c.relay.log.Debug("admitted by a join request", "pubkey", auth.PubKey, "remote", c.remote)
 	return ""
 }
 

@@ -39,12 +39,11 @@ type memberSet struct {
 
 // memberKey is who c counts as: the owner of an agent or device, else its key.
 func (c *Conn) memberKey() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.owner != "" {
-		return c.owner
+	id := c.who()
+	if id.owner != "" {
+		return id.owner
 	}
-	return c.pubkey
+	return id.pubkey
 }
 
 // joinMember counts c, just authenticated, against its member's budget, or

@@ -75,46 +75,42 @@ func Defaults() Config {
 	return c
 }
 
+// orDefault sets *v to d where it is zero or negative: what "unset" means for
+// every number of Config.
+func orDefault[T int | float64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}
+
 func (c *Config) defaults() {
-	set := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	setD := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set(&c.MaxMessageBytes, 256<<10)
-	set(&c.MaxSubscriptions, 32)
-	set(&c.MaxFilters, 16)
-	set(&c.MaxSubIDLength, 64)
-	set(&c.MaxFilterValues, 1000)
-	set(&c.MaxEventTags, 2500)
-	set(&c.MaxContentBytes, 128<<10)
-	set(&c.MaxInflight, 256)
-	set(&c.MaxQueued, 64)
-	set(&c.MaxOutboundBytes, 4<<20)
-	set(&c.ReadBufferBytes, 512)
-	set(&c.MaxUnauthMessageBytes, 16<<10)
-	set(&c.UnauthBurst, 64)
-	set(&c.MaxUnauthConns, 1024)
-	set(&c.MaxUnauthPerAddr, 128)
-	set(&c.MaxPendingConns, 1024)
-	set(&c.MaxPendingPerAddr, 64)
-	set(&c.MaxConnsPerMember, 64)
-	set(&c.MaxMemberQueued, 16<<20)
-	set(&c.MaxMemberReads, 2)
-	if c.UnauthRate <= 0 {
-		c.UnauthRate = 2
-	}
-	setD(&c.MaxFutureSkew, 15*time.Minute)
-	setD(&c.WriteTimeout, 10*time.Second)
-	setD(&c.PingInterval, 30*time.Second)
-	setD(&c.AuthWindow, 60*time.Second)
-	setD(&c.AuthTimeout, 60*time.Second)
-	setD(&c.HeaderTimeout, 5*time.Second)
+	orDefault(&c.MaxMessageBytes, 256<<10)
+	orDefault(&c.MaxSubscriptions, 32)
+	orDefault(&c.MaxFilters, 16)
+	orDefault(&c.MaxSubIDLength, 64)
+	orDefault(&c.MaxFilterValues, 1000)
+	orDefault(&c.MaxEventTags, 2500)
+	orDefault(&c.MaxContentBytes, 128<<10)
+	orDefault(&c.MaxInflight, 256)
+	orDefault(&c.MaxQueued, 64)
+	orDefault(&c.MaxOutboundBytes, 4<<20)
+	orDefault(&c.ReadBufferBytes, 512)
+	orDefault(&c.MaxUnauthMessageBytes, 16<<10)
+	orDefault(&c.UnauthBurst, 64)
+	orDefault(&c.MaxUnauthConns, 1024)
+	orDefault(&c.MaxUnauthPerAddr, 128)
+	orDefault(&c.MaxPendingConns, 1024)
+	orDefault(&c.MaxPendingPerAddr, 64)
+	orDefault(&c.MaxConnsPerMember, 64)
+	orDefault(&c.MaxMemberQueued, 16<<20)
+	orDefault(&c.MaxMemberReads, 2)
+	orDefault(&c.UnauthRate, 2)
+	orDefault(&c.MaxFutureSkew, 15*time.Minute)
+	orDefault(&c.WriteTimeout, 10*time.Second)
+	orDefault(&c.PingInterval, 30*time.Second)
+	orDefault(&c.AuthWindow, 60*time.Second)
+	orDefault(&c.AuthTimeout, 60*time.Second)
+	orDefault(&c.HeaderTimeout, 5*time.Second)
 	if c.Name == "" {
 		c.Name = "hive"
 	}

@@ -50,6 +50,27 @@ func freeAddr(t testing.TB) string {
 	return ln.Addr().String()
 }
 
+// stdoutLines starts cmd and returns its standard output line by line; the
+// channel closes when the output does. The process is killed when the test
+// ends.
+func stdoutLines(t testing.TB, cmd *exec.Cmd) <-chan string {
+	t.Helper()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
+}
+
 // logged is a child process whose stderr is collected line by line.
 type logged struct {
 	cmd *exec.Cmd

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -26,22 +25,9 @@ func (e *bridgeEnv) agentWatch(t *testing.T, name, sk string, args ...string) (<
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary(t), append([]string{"agent", "watch", e.agent.pk, "--key", keyFile, "--hub", e.h.URL}, args...)...)
-	out, _ := cmd.StdoutPipe()
 	stderr := &strings.Builder{}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string, 1000)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	return lines, stderr
+	return stdoutLines(t, cmd), stderr
 }
 
 // watchControls subscribes, as the agent, to the control frames pk sends

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"os"
@@ -72,15 +71,79 @@ func allRows(t testing.TB, out string) []rowJSON {
 	return rs
 }
 
+// tailProc is a running `hive tail --follow --json`: the rows it prints
+// after its history, system rows left out.
+type tailProc struct {
+	t    testing.TB
+	rows chan rowJSON
+}
+
+// tail follows channel as profile from now on.
+func (c *cli) tail(t testing.TB, profile, channel string) *tailProc {
+	t.Helper()
+	cmd := exec.Command(binary(t), "tail", channel, "--follow", "--json", "--limit", "1", "--profile", profile)
+	cmd.Env = append(append(os.Environ(), "HIVE_HOME="+c.home), c.env...)
+	lines := stdoutLines(t, cmd)
+	// tail takes its since before it prints the history (the newest row
+	// before the follow, not one of the rows followed): what is sent once
+	// that line is out is followed
+	select {
+	case _, ok := <-lines:
+		if !ok {
+			t.Fatal("tail --follow ended before it printed its history")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("tail --follow printed no history")
+	}
+	p := &tailProc{t: t, rows: make(chan rowJSON, 100)}
+	go func() {
+		for l := range lines {
+			var r rowJSON
+			if json.Unmarshal([]byte(l), &r) == nil && !r.System {
+				p.rows <- r
+			}
+		}
+		close(p.rows)
+	}()
+	return p
+}
+
+// next waits for the next added row whose text is text.
+func (p *tailProc) next(text string) rowJSON {
+	p.t.Helper()
+	return p.until("a row "+text, func(r rowJSON) bool { return r.Op == "" && r.Text == text })
+}
+
+// nextRow waits for the next row, whatever its op.
+func (p *tailProc) nextRow() rowJSON {
+	p.t.Helper()
+	return p.until("row", func(rowJSON) bool { return true })
+}
+
+// until waits for the next row (any op) for which pred is true.
+func (p *tailProc) until(what string, pred func(rowJSON) bool) rowJSON {
+	p.t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		select {
+		case r, ok := <-p.rows:
+			if !ok {
+				p.t.Fatalf("hive tail ended before %s", what)
+			}
+			if pred(r) {
+				return r
+			}
+		case <-deadline:
+			p.t.Fatalf("hive tail printed no %s within %s", what, waitTimeout)
+		}
+	}
+}
+
 // Two members chat through the real binary over wss: member add, channel
 // create/join, send, reply, react, edit, delete, read with overlays and
 // unread counts, tail --follow, dm, wait.
 func TestChatThroughCLI(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "hub")
-	p, pin := startTLSHub(t, data)
-	c := newCLI(t)
-	c.ok("profile", "add", "admin", "--hub", p.URL, "--pin", pin, "--key", filepath.Join(data, "admin.key"))
+	p, pin, c := startTLSAdmin(t, filepath.Join(t.TempDir(), "hub"), "admin")
 	var alice, bob struct{ Npub string }
 	json.Unmarshal([]byte(c.ok("profile", "add", "alice", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &alice)
 	json.Unmarshal([]byte(c.ok("profile", "add", "bob", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &bob)
@@ -103,28 +166,7 @@ func TestChatThroughCLI(t *testing.T) {
 	c.ok("channel", "join", "general-chat", "--profile", "bob")
 
 	// bob follows by name
-	follow := exec.Command(binary(t), "tail", "General Chat", "--follow", "--json", "--profile", "bob", "--limit", "1")
-	follow.Env = append(os.Environ(), "HIVE_HOME="+c.home)
-	stdout, _ := follow.StdoutPipe()
-	if err := follow.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	// tail takes its since before it prints the history (here the newest
-	// row, bob's join): what is sent once that line is out is followed
-	select {
-	case <-lines:
-	case <-time.After(20 * time.Second):
-		t.Fatal("tail --follow printed no history")
-	}
+	tail := c.tail(t, "bob", "General Chat")
 
 	first := rows(t, c.ok("send", "general-chat", "hello bob", "--profile", "alice", "--json"))[0]
 	cmd := exec.Command(binary(t), "send", "general-chat", "-", "--profile", "alice", "--json", "--reply-to", first.ID)
@@ -139,16 +181,8 @@ func TestChatThroughCLI(t *testing.T) {
 		t.Fatalf("reply %+v", reply)
 	}
 	for _, want := range []string{first.ID, reply.ID} {
-		select {
-		case l := <-lines:
-			for len(rows(t, l)) == 0 { // a system row (bob joined)
-				l = <-lines
-			}
-			if r := rows(t, l)[0]; r.ID != want { // live rows come in commit order
-				t.Fatalf("tail got %s, want %s", r.ID, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("tail --follow printed nothing")
+		if r := tail.nextRow(); r.Op != "" || r.ID != want { // live rows come in commit order
+			t.Fatalf("tail got %+v, want the row %s", r, want)
 		}
 	}
 	// unread for bob: 2 content rows by alice; reactions, edits and deleted rows never count
@@ -158,14 +192,9 @@ func TestChatThroughCLI(t *testing.T) {
 	c.ok("delete", third.ID, "--profile", "alice")
 	// tail --follow shows the reaction, the edit and the delete live
 	for _, want := range []struct{ op, id string }{{"reacted", first.ID}, {"edited", first.ID}, {"", third.ID}, {"deleted", third.ID}} {
-		select {
-		case l := <-lines:
-			r := allRows(t, l)[0]
-			if r.Op != want.op || r.ID != want.id || (r.Op == "reacted" && r.reactions()["+"] != 1) || (r.Op == "edited" && r.Text != "hello bob (edited)") {
-				t.Fatalf("tail --follow printed %s, want op %q on %s", l, want.op, want.id)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("tail --follow did not show %q on %s", want.op, want.id)
+		r := tail.nextRow()
+		if r.Op != want.op || r.ID != want.id || (r.Op == "reacted" && r.reactions()["+"] != 1) || (r.Op == "edited" && r.Text != "hello bob (edited)") {
+			t.Fatalf("tail --follow printed %+v, want op %q on %s", r, want.op, want.id)
 		}
 	}
 	var ch struct {

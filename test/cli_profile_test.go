@@ -61,14 +61,21 @@ func startTLSHub(t *testing.T, data string) (*hubProc, string) {
 	return p, pin
 }
 
+// startTLSAdmin runs startTLSHub and a CLI whose profile (named profile)
+// holds the hub's admin key, pinned.
+func startTLSAdmin(t *testing.T, data, profile string) (*hubProc, string, *cli) {
+	p, pin := startTLSHub(t, data)
+	c := newCLI(t)
+	c.ok("profile", "add", profile, "--hub", p.URL, "--pin", pin, "--key", filepath.Join(data, "admin.key"))
+	return p, pin, c
+}
+
 // wss with a self-signed certificate and a pinned profile; a wrong pin is
 // refused with both pins named; plain ws on a public address is refused.
 func TestTLSProfileAndPin(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "hub")
-	p, pin := startTLSHub(t, data)
-	c := newCLI(t)
-	c.ok("profile", "add", "admin", "--hub", p.URL, "--pin", pin, "--key", filepath.Join(data, "admin.key"))
+	p, pin, c := startTLSAdmin(t, data, "admin")
 	var list struct{ Agents []any }
 	if err := json.Unmarshal([]byte(c.ok("agent", "list", "--json")), &list); err != nil {
 		t.Fatal(err)

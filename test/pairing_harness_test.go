@@ -134,9 +134,7 @@ type pairingHub struct {
 func startPairingHub(t *testing.T) *pairingHub {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "hub")
-	p, pin := startTLSHub(t, data)
-	owner := newCLI(t)
-	owner.ok("profile", "add", "owner", "--hub", p.URL, "--pin", pin, "--key", filepath.Join(data, "admin.key"))
+	p, pin, owner := startTLSAdmin(t, data, "owner")
 	return &pairingHub{hub: p, pin: pin, data: data, owner: owner}
 }
 

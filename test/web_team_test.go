@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,70 +158,10 @@ func (w *webTeam) unread(t testing.TB, profile, channel string) int {
 	return 0
 }
 
-// tailProc is a running `hive tail --follow --json`.
-type tailProc struct {
-	t    testing.TB
-	rows chan rowJSON
-}
-
 // tail follows channel as profile from now on.
 func (w *webTeam) tail(t testing.TB, profile, channel string) *tailProc {
 	t.Helper()
-	cmd := exec.Command(binary(t), "tail", channel, "--follow", "--json", "--limit", "1", "--profile", profile)
-	cmd.Env = append(os.Environ(), "HIVE_HOME="+w.cli.home)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	p := &tailProc{t: t, rows: make(chan rowJSON, 100)}
-	history := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			close(history) // the newest row before the follow: not one of the rows followed
-		}
-		for sc.Scan() {
-			var r rowJSON
-			if json.Unmarshal(sc.Bytes(), &r) == nil && !r.System {
-				p.rows <- r
-			}
-		}
-		close(p.rows)
-	}()
-	// tail takes its since before it prints the history: what is sent once
-	// that line is out is followed
-	select {
-	case <-history:
-	case <-time.After(20 * time.Second):
-		t.Fatal("tail --follow printed no history")
-	}
-	return p
-}
-
-// next waits for the next added row whose text is text.
-func (p *tailProc) next(text string) rowJSON {
-	p.t.Helper()
-	return p.until("a row "+text, func(r rowJSON) bool { return r.Op == "" && r.Text == text })
-}
-
-// until waits for the next row (any op) for which pred is true.
-func (p *tailProc) until(what string, pred func(rowJSON) bool) rowJSON {
-	p.t.Helper()
-	deadline := time.After(waitTimeout)
-	for {
-		select {
-		case r, ok := <-p.rows:
-			if !ok {
-				p.t.Fatalf("hive tail ended before %s", what)
-			}
-			if pred(r) {
-				return r
-			}
-		case <-deadline:
-			p.t.Fatalf("hive tail printed no %s within %s", what, waitTimeout)
-		}
-	}
+	return w.cli.tail(t, profile, channel)
 }
 
 // memberClient connects as the key of a CLI profile.

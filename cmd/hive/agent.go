@@ -21,17 +21,35 @@ hold. See spec/identity.md.`,
 		newAgentAttestCmd(), newAgentVerifyCmd(), newAgentRevokeCmd(), newAgentProfileCmd(), newAgentListCmd(), newAgentWatchCmd())
 }
 
+// attestationJSON is an attestation as agent attest and agent verify print
+// it with --json.
+type attestationJSON struct {
+	Owner      string `json:"owner,omitempty"` // "" when verify could not read the tag
+	OwnerNpub  string `json:"owner_npub,omitempty"`
+	Agent      string `json:"agent"`
+	AgentNpub  string `json:"agent_npub"`
+	Conditions string `json:"conditions"`
+	Kinds      []int  `json:"kinds"`
+	NotBefore  *int64 `json:"not_before"` // created_at must be >= not_before (null: no bound)
+	ExpiresAt  *int64 `json:"expires_at"` // created_at must be < expires_at (null: no bound)
+}
+
+// bounds fills in what conds say: the kinds and the created_at bounds.
+func (a *attestationJSON) bounds(conds identity.Conditions) {
+	a.Kinds = conds.Kinds()
+	if t, ok := conds.Expiry(); ok {
+		a.ExpiresAt = &t
+	}
+	if t, ok := conds.NotBefore(); ok {
+		t++ // created_at>T means created_at >= T+1
+		a.NotBefore = &t
+	}
+}
+
 // attestOutput is the --json output of agent attest.
 type attestOutput struct {
-	Tag        nostr.Tag `json:"tag"`
-	Owner      string    `json:"owner"`
-	OwnerNpub  string    `json:"owner_npub"`
-	Agent      string    `json:"agent"`
-	AgentNpub  string    `json:"agent_npub"`
-	Conditions string    `json:"conditions"`
-	Kinds      []int     `json:"kinds"`
-	NotBefore  *int64    `json:"not_before"` // created_at must be >= not_before (null: no bound)
-	ExpiresAt  *int64    `json:"expires_at"` // created_at must be < expires_at (null: no bound)
+	Tag nostr.Tag `json:"tag"`
+	attestationJSON
 }
 
 type attestFlags struct {
@@ -134,35 +152,21 @@ func runAttest(cmd *cobra.Command, f attestFlags) error {
 		fmt.Fprintln(cmd.OutOrStdout(), identity.TagJSON(tag))
 		return nil
 	}
-	out := attestOutput{
-		Tag: tag, Owner: owner.PublicHex, OwnerNpub: owner.Npub(),
-		Agent: agent, AgentNpub: npub(agent),
-		Conditions: tag[2], Kinds: conds.Kinds(),
-	}
-	if t, ok := conds.Expiry(); ok {
-		out.ExpiresAt = &t
-	}
-	if t, ok := conds.NotBefore(); ok {
-		t++ // created_at>T means created_at >= T+1
-		out.NotBefore = &t
-	}
+	out := attestOutput{Tag: tag, attestationJSON: attestationJSON{
+		Owner: owner.PublicHex, OwnerNpub: owner.Npub(),
+		Agent: agent, AgentNpub: npub(agent), Conditions: tag[2],
+	}}
+	out.bounds(conds)
 	return output(cmd, out, nil)
 }
 
 // verifyOutput is the --json output of agent verify.
 type verifyOutput struct {
-	Valid      bool   `json:"valid"`
-	Error      string `json:"error,omitempty"`
-	Owner      string `json:"owner,omitempty"`
-	OwnerNpub  string `json:"owner_npub,omitempty"`
-	Agent      string `json:"agent"`
-	AgentNpub  string `json:"agent_npub"`
-	Conditions string `json:"conditions"`
-	Kinds      []int  `json:"kinds,omitempty"`
-	NotBefore  *int64 `json:"not_before"`     // created_at must be >= not_before (null: no bound)
-	ExpiresAt  *int64 `json:"expires_at"`     // created_at must be < expires_at (null: no bound)
-	At         int64  `json:"at"`             // created_at the time clauses were evaluated at
-	Kind       *int   `json:"kind,omitempty"` // kind the kind clauses were evaluated for
+	Valid bool   `json:"valid"`
+	Error string `json:"error,omitempty"`
+	attestationJSON
+	At   int64 `json:"at"`             // created_at the time clauses were evaluated at
+	Kind *int  `json:"kind,omitempty"` // kind the kind clauses were evaluated for
 }
 
 func newAgentVerifyCmd() *cobra.Command {
@@ -220,7 +224,7 @@ without --kind). --tag takes the JSON array printed by hive agent attest (the
 }
 
 func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error {
-	out := verifyOutput{Agent: agent, AgentNpub: npub(agent), At: at, Kind: kind}
+	out := verifyOutput{attestationJSON: attestationJSON{Agent: agent, AgentNpub: npub(agent)}, At: at, Kind: kind}
 	fail := func(code int, err error) error {
 		if jsonOutput(cmd) {
 			out.Valid, out.Error = false, err.Error()
@@ -244,14 +248,7 @@ func runVerify(cmd *cobra.Command, agent, raw string, kind *int, at int64) error
 		return fail(exitUsage, err)
 	}
 	out.Owner, out.OwnerNpub = a.Owner, npub(a.Owner)
-	out.Kinds = a.Conditions.Kinds()
-	if t, ok := a.Conditions.Expiry(); ok {
-		out.ExpiresAt = &t
-	}
-	if t, ok := a.Conditions.NotBefore(); ok {
-		t++ // created_at>T means created_at >= T+1
-		out.NotBefore = &t
-	}
+	out.bounds(a.Conditions)
 	if kind != nil {
 		err = a.Conditions.Check(*kind, at)
 	} else {
