@@ -93,6 +93,8 @@ type RecordBody struct {
 	Ms     int64  `json:"ms,omitempty"`
 	Text   string `json:"text,omitempty"` // a step's output
 	ID     string `json:"id,omitempty"`   // the event a step published
+	// HTTPStatus is an http step's answer's status (its body is Text).
+	HTTPStatus int `json:"http_status,omitempty"`
 	// Publish is the exact signed event a step is about to publish: after a
 	// crash it is sent again, the same id, so nothing posts twice.
 	Publish *nostr.Event `json:"publish,omitempty"`
