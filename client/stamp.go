@@ -7,9 +7,11 @@ import (
 )
 
 // stamp sets ev's created_at to now, with the ms tag for a timed kind
-// (kinds.Timed).
+// (kinds.Timed) and a run request: two requests of one second with the
+// same inputs are two runs (the ms tag makes them two events; the run's
+// card takes it).
 func (c *Client) stamp(ev *nostr.Event) {
-	if !kinds.Timed(ev.Kind) || ev.Tags.Find(chat.MsTag) != nil {
+	if !kinds.Timed(ev.Kind) && ev.Kind != kinds.RunRequest || ev.Tags.Find(chat.MsTag) != nil {
 		ev.CreatedAt = nostr.Now()
 		return
 	}

@@ -93,6 +93,8 @@ type RecordBody struct {
 	Ms     int64  `json:"ms,omitempty"`
 	Text   string `json:"text,omitempty"` // a step's output
 	ID     string `json:"id,omitempty"`   // the event a step published
+	// HTTPStatus is an http step's answer's status (its body is Text).
+	HTTPStatus int `json:"http_status,omitempty"`
 	// Publish is the exact signed event a step is about to publish: after a
 	// crash it is sent again, the same id, so nothing posts twice.
 	Publish *nostr.Event `json:"publish,omitempty"`
@@ -192,8 +194,9 @@ type Run struct {
 	Initiator string `json:"initiator,omitempty"`
 	Final     string `json:"final,omitempty"` // its final status, "" while it goes on
 	// roles are the channel's members' roles, for MayCancel
-	roles  map[string]string
-	author string
+	roles   map[string]string
+	author  string // the definition's author, and the initiator, as members (a device as its owner)
+	starter string
 }
 
 // Run reads run id's claim and records; a run the member cannot see, or
@@ -223,7 +226,12 @@ func (c *Client) Run(ctx context.Context, id string) (Run, error) {
 		}
 	}
 	if a, err := kinds.ParseAddress(r.Workflow); err == nil {
-		r.author = a.PubKey
+		if r.author, err = c.ActsAs(ctx, a.PubKey); err != nil {
+			return r, err
+		}
+	}
+	if r.starter, err = c.ActsAs(ctx, r.Initiator); err != nil {
+		return r, err
 	}
 	chans, err := c.channels(ctx, []string{r.Channel})
 	if err == nil && len(chans) == 1 {
@@ -232,11 +240,12 @@ func (c *Client) Run(ctx context.Context, id string) (Run, error) {
 	return r, err
 }
 
-// MayCancel says whether pk (a member key) may cancel the run: the
-// workflow's author, a channel owner or admin, or the one who started it.
+// MayCancel says whether pk (a member key: a device's owner, see ActsAs)
+// may cancel the run: the workflow's author, a channel owner or admin, or
+// the one who started it (a device counting as its owner on either side).
 func (r Run) MayCancel(pk string) error {
 	role := r.roles[pk]
-	if pk == r.author || pk == r.Initiator || role == "owner" || role == "admin" {
+	if pk == r.author || pk == r.starter || role == "owner" || role == "admin" {
 		return nil
 	}
 	return fmt.Errorf("only the workflow's author, the channel's owners and admins, or the one who started run %s may cancel it", r.ID[:8])

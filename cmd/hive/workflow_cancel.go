@@ -29,7 +29,11 @@ error names who may); 4 for no such run; 5 when the run has ended already;
 				if run.Final != "" {
 					return exitWith(exitConflict, fmt.Errorf("run %s has ended already (%s)", run.ID[:8], run.Final))
 				}
-				if err := run.MayCancel(s.PublicKey()); err != nil {
+				me, err := s.ActsAs(ctx, s.PublicKey())
+				if err != nil {
+					return err
+				}
+				if err := run.MayCancel(me); err != nil {
 					return exitWith(exitRefused, err)
 				}
 				if _, err := s.Publish(ctx, client.CancelRequest(run.Channel, run.Workflow, run.ID)); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/workflow"
+	"github.com/ainb/hive/workflow/manual"
 	"github.com/spf13/cobra"
 )
 
@@ -36,18 +38,14 @@ when it finished, 5 when it failed, was cancelled or skipped (run_by), 6 when
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withWorkflow(cmd, args[0], channel, func(ctx context.Context, s *hubConn, w client.Workflow, d *workflow.Definition) error {
-				if d.On.Manual == nil {
-					return usageErrorf("workflow %s has no manual trigger: add `manual: {}` under on: to run it by hand", w.Name)
-				}
-				in, err := workflow.ParseInputs(d.On.Manual.Inputs, inputs)
+				r, err := manual.Check(w, d, inputs)
 				if err != nil {
-					return usageErrorf("%v", err)
+					return usageErrorf("%s", manual.Message(err))
 				}
-				req, err := s.Publish(ctx, client.RunRequest(w.Channel, w.Address(), in))
+				id, req, err := r.Start(ctx, s.Client)
 				if err != nil {
 					return err
 				}
-				id := client.RunIDOf(w, req)
 				err = output(cmd, runStarted{Run: id, Workflow: w.Name, Channel: w.Channel, Request: req.ID}, func(o io.Writer) error {
 					_, err := fmt.Fprintln(o, id)
 					return err
@@ -74,19 +72,11 @@ func resolveWorkflow(ctx context.Context, s *hubConn, name, channel string) (cli
 	if err != nil {
 		return client.Workflow{}, nil, err
 	}
-	list, err := s.Workflows(ctx, id)
-	if err != nil {
-		return client.Workflow{}, nil, err
+	w, d, err := manual.Find(ctx, s.Client, name, id)
+	if errors.Is(err, manual.ErrInvalid) {
+		return w, nil, exitWith(exitConflict, errors.New(manual.Message(err)))
 	}
-	w, err := client.ResolveWorkflow(list, name)
-	if err != nil {
-		return w, nil, err
-	}
-	d, err := workflow.Parse(w.Name, []byte(w.Source))
-	if err != nil {
-		return w, nil, exitWith(exitConflict, fmt.Errorf("workflow %s does not validate: %v", w.Name, err))
-	}
-	return w, d, nil
+	return w, d, err
 }
 
 // withWorkflow runs fn with the hub and the workflow named name (in

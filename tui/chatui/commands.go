@@ -37,6 +37,7 @@ func commands() []command {
 		{"search", "TEXT", "search the messages you can read (hive search)", (*Model).cmdSearch},
 		{"steer", "TEXT", "steer your agent's turn in this thread (hive agent steer)", (*Model).cmdSteer},
 		{"cancel", "", "cancel your agent's turn in this thread (hive agent cancel)", (*Model).cmdCancel},
+		{"run", "NAME [INPUT=VALUE]...", "start a manual run of a workflow (hive workflow run)", (*Model).cmdRun},
 		{"help", "", "keys and commands", func(m *Model, _ string) tea.Cmd { m.help = &helpView{}; return nil }},
 		{"quit", "", "leave hive chat", func(*Model, string) tea.Cmd { return func() tea.Msg { return quitMsg{} } }},
 	}
@@ -57,7 +58,7 @@ func (m *Model) command(line string) tea.Cmd {
 		m.say(true, fmt.Sprintf("usage: /%s %s", c.name, c.args))
 		return nil
 	}
-	if m.s.Current() == "" && !slices.Contains([]string{"join", "create", "dm", "search", "help", "quit"}, c.name) {
+	if m.s.Current() == "" && !slices.Contains([]string{"join", "create", "dm", "search", "run", "help", "quit"}, c.name) {
 		m.say(true, "no channel open: /join NAME or /dm NAME")
 		return nil
 	}

@@ -61,6 +61,11 @@ type StepResult struct {
 	Approved bool   `expr:"approved"`
 	By       string `expr:"by"`
 	Note     string `expr:"note"`
+	// An http step's answer: its status, its body (the first 32 KiB), and
+	// the body read as JSON (nil when it is none).
+	Status int    `expr:"status"`
+	Body   string `expr:"body"`
+	JSON   any    `expr:"json"`
 }
 
 // Run is the run itself.

@@ -17,7 +17,7 @@ func (r *Runner) onCancel(ctx context.Context, ev nostr.Event, addr, id string) 
 	var allowed bool
 	if rn != nil && rn.address == addr && rn.final == "" {
 		role := r.chans[rn.channel].Members[who]
-		allowed = who == r.names.ActsFor(rn.initiator) || role == "owner" || role == "admin" || (df != nil && df.ev.PubKey == who)
+		allowed = who == r.names.ActsFor(rn.initiator) || role == "owner" || role == "admin" || (df != nil && r.names.ActsFor(df.ev.PubKey) == who)
 	}
 	r.mu.Unlock()
 	if rn == nil || !allowed {

@@ -75,12 +75,8 @@ func (c *Config) check() error {
 			c.Secrets[name] = s
 		}
 	}
-	for _, h := range c.HTTP.AllowHosts {
-		if h == "" || strings.ContainsAny(h, "/ ") {
-			return fmt.Errorf("http.allow_hosts: %q is not a host or host:port", h)
-		}
-	}
-	return nil
+	_, err := parseAllowList(c.HTTP.AllowHosts)
+	return err
 }
 
 // secretValues reads every secret (an env variable unset or a file missing

@@ -229,6 +229,7 @@ func (r *Runner) fail(ctx context.Context, rn *run, reason string) {
 
 // end publishes rn's final record.
 func (r *Runner) end(ctx context.Context, rn *run, status string, b client.RecordBody) {
+	b.Reason = r.redact(b.Reason)
 	if err := r.record(ctx, rn, rn.card.ID, status, nil, "", b); err != nil {
 		r.log.Warn("final record", "run", rn.id, "err", err)
 		return
@@ -243,14 +244,4 @@ func (r *Runner) nameOf(pk string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.names.Name(pk)
-}
-
-// redact replaces every secret value (4 bytes or more) in s.
-func (r *Runner) redact(s string) string {
-	for _, v := range r.secrets {
-		if len(v) >= 4 {
-			s = strings.ReplaceAll(s, v, "[redacted]")
-		}
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -55,9 +56,14 @@ type Runner struct {
 	keys    identity.Keys
 	tag     nostr.Tag
 	secrets map[string]string
-	lock    *os.File
-	c       *client.Client
-	me      string
+	// redactor hides the secrets' values; allow and http are the http
+	// steps' hosts and client.
+	redactor redactor
+	allow    allowList
+	http     *http.Client
+	lock     *os.File
+	c        *client.Client
+	me       string
 
 	mu       sync.Mutex      // guards everything below
 	defs     map[string]*def // by address
@@ -83,13 +89,19 @@ func New(cfg *Config, opt Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	allow, err := parseAllowList(cfg.HTTP.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
 	lock, err := lockState(cfg.StateDir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLocked, err)
 	}
-	return &Runner{cfg: cfg, opt: opt, log: opt.Log, keys: keys, tag: tag, secrets: secrets, lock: lock, me: keys.PublicHex,
+	r := &Runner{cfg: cfg, opt: opt, log: opt.Log, keys: keys, tag: tag, secrets: secrets, redactor: newRedactor(secrets), allow: allow, lock: lock, me: keys.PublicHex,
 		defs: map[string]*def{}, runs: map[string]*run{}, names: chat.NewNames(), chans: map[string]client.Channel{},
-		statuses: map[string]status{}, lanes: map[string]*lane{}}, nil
+		statuses: map[string]status{}, lanes: map[string]*lane{}}
+	r.http = r.httpClient()
+	return r, nil
 }
 
 // Npub is the runner's key.

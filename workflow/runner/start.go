@@ -60,7 +60,10 @@ func (r *Runner) start(ctx context.Context, s start) {
 		return
 	}
 	r.runs[rn.id] = rn
-	busy := ""
+	busy, full := "", ""
+	if df.d.Concurrency != "single" {
+		full = r.queueFull(df, rn.id)
+	}
 	if df.d.Concurrency == "single" {
 		for _, o := range r.runs {
 			if o.address == s.addr && o.final == "" && o.id != rn.id {
@@ -80,6 +83,8 @@ func (r *Runner) start(ctx context.Context, s start) {
 		r.skip(ctx, rn, s.refused)
 	case busy != "":
 		r.skip(ctx, rn, "already running (run "+busy[:8]+"; concurrency: single)")
+	case full != "":
+		r.skip(ctx, rn, full)
 	default:
 		r.log.Info("run claimed", "run", rn.id, "workflow", df.d.Name, "trigger", s.trigger, "ref", s.ref)
 		r.launch(ctx, rn)

@@ -23,6 +23,7 @@ import (
 // same event again: the same id, which the hub stores once.
 func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 	st := &rn.def.Steps[rn.next]
+	resumed := rn.begun != nil
 	if b := rn.begun; b != nil {
 		rn.begun = nil
 		switch {
@@ -58,11 +59,14 @@ func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 			return false, err
 		}
 		return r.wait(ctx, rn, st, until)
+	case "http":
+		return r.httpStep(ctx, sctx, rn, st, vals, resumed)
 	}
 	ev, text, err := r.build(sctx, rn, st, vals)
 	if err != nil {
 		return r.outcome(ctx, rn, st, err, "", "")
 	}
+	ev.Content = r.redact(ev.Content)
 	ev.Tags = append(ev.Tags, hopsTag(rn))
 	signed, err := r.c.Sign(ev)
 	if err != nil {
@@ -81,11 +85,15 @@ func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 
 // outcome records how a step ended and what it leaves for the next ones.
 func (r *Runner) outcome(ctx context.Context, rn *run, st *workflow.Step, stepErr error, id, text string) (bool, error) {
+	return r.outcomeOf(ctx, rn, st, stepErr, expression.StepResult{ID: id, Text: text}, client.RecordBody{ID: id, Text: text})
+}
+
+// outcomeOf is outcome with the step's result and record given.
+func (r *Runner) outcomeOf(ctx context.Context, rn *run, st *workflow.Step, stepErr error, res expression.StepResult, b client.RecordBody) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	res := expression.StepResult{Outcome: kinds.StepSuccess, ID: id, Text: text}
-	b := client.RecordBody{ID: id, Text: text}
+	res.Outcome = kinds.StepSuccess
 	if stepErr != nil {
 		res.Outcome, b.Reason = kinds.StepFailed, r.redact(stepErr.Error())
 	}
