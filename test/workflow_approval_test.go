@@ -188,7 +188,9 @@ func TestWorkflowApprovalByReaction(t *testing.T) {
 	react(t, e.as(t, "bob"), req, "✅")
 	react(t, e.as(t, "dave"), req, "✅")
 	react(t, e.as(t, "carol"), req, "👍")
-	e.waitRecord(t, run, 10*time.Second, func(r client.RunRecord) bool { return r.Status == kinds.RunIgnored && r.By == e.keysOf(t, "dave").PublicHex })
+	e.waitRecord(t, run, 10*time.Second, func(r client.RunRecord) bool {
+		return r.Status == kinds.RunIgnored && r.By == e.keysOf(t, "dave").PublicHex
+	})
 	react(t, e.as(t, "carol"), req, "✅")
 	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
 		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
