@@ -106,6 +106,23 @@ type RecordBody struct {
 	Inputs     map[string]any  `json:"inputs,omitempty"`
 	Initiator  string          `json:"initiator,omitempty"`
 	Hops       int             `json:"hops,omitempty"`
+	// A waiting record of an approval gate or an ask_agent step: what it
+	// waits for (kinds.WaitApproval, kinds.WaitAgent), in words for the
+	// badge, and the event it waits on (the request, the mention).
+	For       string   `json:"for,omitempty"`
+	Who       string   `json:"who,omitempty"`
+	Request   string   `json:"request,omitempty"`
+	Approvers []string `json:"approvers,omitempty"` // hex keys, resolved when the step started
+	Min       int      `json:"min,omitempty"`
+	AllowSelf bool     `json:"allow_self,omitempty"`
+	Agent     string   `json:"agent,omitempty"` // hex
+	// Decisions (approved, denied, ignored): the reaction, the approvers
+	// who approved, the decider's note; a step's approved says how a gate
+	// ended (false: denied or timed out with on_timeout: deny).
+	Reaction  string   `json:"reaction,omitempty"`
+	Approvals []string `json:"approvals,omitempty"`
+	Note      string   `json:"note,omitempty"`
+	Approved  bool     `json:"approved,omitempty"`
 }
 
 // ParseRunRecord reads a 40461; ok is false for anything else.

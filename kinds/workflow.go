@@ -12,6 +12,16 @@ const (
 	RunFailed    = "failed"    // a step failed (the content's reason)
 	RunCancelled = "cancelled" // hive workflow cancel, by the content's by
 	RunSkipped   = "skipped"   // the trigger did not start a run (the content's reason)
+	RunApproved  = "approved"  // an approval gate was approved (the content's by and approvals)
+	RunDenied    = "denied"    // an approval gate was denied (the content's by)
+	RunIgnored   = "ignored"   // a reaction on an approval request that does not count (the content's by and reason); never a badge
+)
+
+// What a waiting record waits for (its content's "for"): a wait step's
+// end has none.
+const (
+	WaitApproval = "approval" // an approval gate: the request, approvers, min, until
+	WaitAgent    = "agent"    // ask_agent: the agent's receipt on the mention
 )
 
 // The outcome tag values of a step record.
@@ -24,7 +34,7 @@ const (
 
 // RunStatuses lists the status values of a run record.
 func RunStatuses() []string {
-	return []string{RunStarted, RunStep, RunWaiting, RunFinished, RunFailed, RunCancelled, RunSkipped}
+	return []string{RunStarted, RunStep, RunWaiting, RunFinished, RunFailed, RunCancelled, RunSkipped, RunApproved, RunDenied, RunIgnored}
 }
 
 // ValidRunStatus reports whether s is a run record's status.

@@ -35,12 +35,18 @@ type wfEnv struct {
 
 func newWorkflowEnv(t *testing.T) *wfEnv {
 	t.Helper()
+	return newWorkflowEnvOf(t, "bob")
+}
+
+// newWorkflowEnvOf is newWorkflowEnv with these members besides alice.
+func newWorkflowEnvOf(t *testing.T, members ...string) *wfEnv {
+	t.Helper()
 	e := &wfEnv{dir: t.TempDir(), c: newCLI(t)}
 	data := filepath.Join(e.dir, "hub")
 	e.p = startProc(t, data, freeAddr(t))
 	adminKey := filepath.Join(data, "admin.key")
 	e.tm = setUpCLITeam(t, e.c, cliTeamSpec{hub: e.p.URL, admin: "alice", adminKey: adminKey, nameAdmin: true,
-		members: []string{"bob"}, creator: "alice", channels: []string{"ops"}})
+		members: members, creator: "alice", channels: []string{"ops"}})
 	rk := filepath.Join(e.dir, "runner.key")
 	var k struct{ Npub string }
 	json.Unmarshal([]byte(e.c.ok("key", "new", "--out", rk, "--json")), &k)

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"strings"
+	"time"
 
 	"github.com/ainb/hive/workflow/expression"
 	"go.yaml.in/yaml/v3"
@@ -86,3 +87,6 @@ func (r *reader) approversAreNotAgents(d *Definition) {
 		}
 	}
 }
+
+// Human writes a duration the way definitions do: 4h, 20m, 7d.
+func Human(d time.Duration) string { return human(d) }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/ainb/hive/client/chat"
 	"github.com/nbd-wtf/go-nostr"
@@ -32,6 +33,7 @@ type fixture struct {
 		Lookup     map[string][]string `json:"lookup"`
 		CleanNames map[string]string   `json:"clean_names"`
 		Shown      map[string]string   `json:"shown"`
+		RunWords   map[string]string   `json:"run_words"` // a row's run badge in words, times in UTC
 	} `json:"expect"`
 }
 
@@ -137,6 +139,11 @@ func (fx fixture) check(t *testing.T, how string, m *chat.Model) {
 			t.Errorf("%s (%s): shown text of %s = %q, want %q", fx.Name, how, id, got, want)
 		}
 	}
+	for id, want := range fx.Expect.RunWords {
+		if got, ok := runWords(m, id); !ok || got != want {
+			t.Errorf("%s (%s): run words of %s = %q, want %q", fx.Name, how, id, got, want)
+		}
+	}
 	for in, want := range fx.Expect.CleanNames {
 		if got := chat.CleanName(in); got != want {
 			t.Errorf("%s: CleanName(%q) = %q, want %q", fx.Name, in, got, want)
@@ -186,6 +193,18 @@ func TestFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runWords is the run badge of row id in words (times in UTC).
+func runWords(m *chat.Model, id string) (string, bool) {
+	for _, ch := range m.Channels() {
+		for _, r := range m.Timeline(ch) {
+			if r.ID == id && r.Run != nil {
+				return r.Run.Words(time.UTC), true
+			}
+		}
+	}
+	return "", false
 }
 
 // shownText is what the row id says to a person (Model.Text), found in the

@@ -118,7 +118,7 @@ func (m *Model) view(r *row) Row {
 			continue
 		}
 		if o.kind == kinds.RunRecord {
-			if o.author == r.author && (run == nil || newer(o.k, run.k)) {
+			if o.author == r.author && o.run.Status != kinds.RunIgnored && (run == nil || newer(o.k, run.k)) {
 				run = o
 			}
 			continue

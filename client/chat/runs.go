@@ -24,6 +24,8 @@ type RunBadge struct {
 	Reason  string          `json:"reason,omitempty"`
 	By      string          `json:"by,omitempty"`
 	Until   int64           `json:"until,omitempty"` // a wait's end, unix seconds
+	For     string          `json:"for,omitempty"`   // a waiting record's: approval, agent
+	Who     string          `json:"who,omitempty"`   // whom it waits for, in words
 	Ms      int64           `json:"ms,omitempty"`    // a finished run's duration
 	At      nostr.Timestamp `json:"at"`
 }
@@ -39,9 +41,11 @@ func runBadge(ev *nostr.Event) (*RunBadge, bool) {
 		By     string `json:"by"`
 		Until  int64  `json:"until"`
 		Ms     int64  `json:"ms"`
+		For    string `json:"for"`
+		Who    string `json:"who"`
 	}
 	json.Unmarshal([]byte(ev.Content), &body) // content that is not JSON adds nothing
-	b.Reason, b.By, b.Until, b.Ms = body.Reason, body.By, body.Until, body.Ms
+	b.Reason, b.By, b.Until, b.Ms, b.For, b.Who = body.Reason, body.By, body.Until, body.Ms, body.For, body.Who
 	if t := ev.Tags.Find("step"); len(t) >= 4 {
 		b.Step = t[1]
 		b.Index, _ = strconv.Atoi(t[2])
@@ -51,7 +55,8 @@ func runBadge(ev *nostr.Event) (*RunBadge, bool) {
 }
 
 // Words is the badge as a surface prints it: "running step 2/4", "waiting
-// until 16:20", "✓ finished 12s", "✗ failed at gate: ...". Times are in loc.
+// until 16:20", "waiting for approval (carol, channel admins) until 16:20",
+// "waiting for reviewer", "✓ finished 12s", "✗ failed at gate: ...". Times are in loc.
 func (b RunBadge) Words(loc *time.Location) string {
 	switch b.Status {
 	case kinds.RunStarted:
@@ -65,7 +70,18 @@ func (b RunBadge) Words(loc *time.Location) string {
 		}
 		return fmt.Sprintf("step %d/%d %s", b.Index, b.Of, b.Outcome)
 	case kinds.RunWaiting:
-		return "waiting until " + time.Unix(b.Until, 0).In(loc).Format("15:04")
+		until := time.Unix(b.Until, 0).In(loc).Format("15:04")
+		switch b.For {
+		case kinds.WaitApproval:
+			return "waiting for approval (" + b.Who + ") until " + until
+		case kinds.WaitAgent:
+			return "waiting for " + b.Who
+		}
+		return "waiting until " + until
+	case kinds.RunApproved:
+		return "✓ " + b.Reason
+	case kinds.RunDenied:
+		return "✗ " + b.Reason
 	case kinds.RunFinished:
 		return fmt.Sprintf("✓ finished %ds", (b.Ms+500)/1000)
 	case kinds.RunFailed:

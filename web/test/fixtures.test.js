@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
-import { ChatModel, cleanName } from '../src/model/index.js'
+import { ChatModel, cleanName, runWords } from '../src/model/index.js'
 import { shuffle } from './lib/shuffle.js'
 import { asGo } from './lib/gorow.js'
 
@@ -49,6 +49,11 @@ function check (fx, how, m) {
     const r = m.row(id)
     assert.ok(r, `${fx.name} (${how}): row ${id} is shown`)
     assert.equal(m.text(r), want, `${fx.name} (${how}): shown text of ${id}`)
+  }
+  for (const [id, want] of Object.entries(ex.run_words || {})) {
+    const r = m.row(id)
+    assert.ok(r && r.run, `${fx.name} (${how}): row ${id} has a run badge`)
+    assert.equal(runWords(r.run, s => new Date(s * 1000).toISOString().slice(11, 16)), want, `${fx.name} (${how}): run words of ${id}`)
   }
   for (const [given, want] of Object.entries(ex.clean_names || {})) {
     assert.equal(cleanName(given), want, `${fx.name}: cleanName(${JSON.stringify(given)})`)

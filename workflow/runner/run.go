@@ -116,7 +116,7 @@ func (rn *run) apply(rec client.RunRecord, b client.RecordBody) {
 		}
 		switch rec.Outcome {
 		case kinds.StepSuccess, kinds.StepFailed, kinds.StepSkipped:
-			rn.steps[rec.Step] = expression.StepResult{Outcome: rec.Outcome, Text: b.Text, ID: b.ID, Status: b.HTTPStatus, Body: httpBody(b), JSON: httpJSON(b)}
+			rn.steps[rec.Step] = expression.StepResult{Outcome: rec.Outcome, Text: b.Text, ID: b.ID, Status: b.HTTPStatus, Body: httpBody(b), JSON: httpJSON(b), Approved: b.Approved, By: b.Who, Note: b.Note}
 			rn.next, rn.begun = rec.Index, nil
 		default: // running, or waiting
 			body := b

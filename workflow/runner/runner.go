@@ -73,6 +73,8 @@ type Runner struct {
 	statuses map[string]status // by address: the runner's newest 30463
 	lanes    map[string]*lane  // by address: concurrency
 	cursor   nostr.Timestamp
+
+	waits waiters // the steps waiting on an event (approval gates, ask_agent)
 }
 
 // New checks everything that can be checked before connecting: the key,

@@ -27,6 +27,10 @@ func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 	if b := rn.begun; b != nil {
 		rn.begun = nil
 		switch {
+		case b.For == kinds.WaitApproval:
+			return r.resumeApproval(ctx, rn, st, *b)
+		case b.For == kinds.WaitAgent:
+			return r.resumeAskAgent(ctx, rn, st, *b)
 		case b.Publish != nil:
 			if err := r.republish(ctx, *b.Publish); err != nil {
 				return r.outcome(ctx, rn, st, err, "", "")
@@ -61,6 +65,10 @@ func (r *Runner) step(ctx context.Context, rn *run) (bool, error) {
 		return r.wait(ctx, rn, st, until)
 	case "http":
 		return r.httpStep(ctx, sctx, rn, st, vals, resumed)
+	case "approval":
+		return r.approval(ctx, rn, st, vals)
+	case "ask_agent":
+		return r.askAgent(ctx, rn, st, vals)
 	}
 	ev, text, err := r.build(sctx, rn, st, vals)
 	if err != nil {

@@ -27,7 +27,8 @@ func (r *Runner) follow(ctx context.Context) error {
 	sub, err := r.c.Subscribe(ctx,
 		nostr.Filter{Kinds: []int{kinds.WorkflowDef}, Tags: nostr.TagMap{"p": {r.me}}, Since: &now},
 		nostr.Filter{Kinds: []int{kinds.Profile, kinds.GroupMembers, kinds.Deletion, kinds.DeleteInChannel}, Since: &now},
-		nostr.Filter{Kinds: []int{kinds.Message, kinds.Reaction, kinds.RunRequest}, Since: &since})
+		nostr.Filter{Kinds: []int{kinds.Message, kinds.Reaction, kinds.RunRequest}, Since: &since},
+		nostr.Filter{Kinds: []int{kinds.Receipt}, Tags: nostr.TagMap{"p": {r.me}}, Since: &since})
 	if err != nil {
 		return fmt.Errorf("subscribing: %w", err)
 	}
@@ -78,6 +79,7 @@ func (r *Runner) handle(ctx context.Context, ev nostr.Event) {
 		r.deleted(ev)
 	}
 	r.mu.Unlock()
+	r.waits.deliver(ev)
 	if ev.PubKey == r.me {
 		return
 	}

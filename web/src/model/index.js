@@ -6,4 +6,5 @@ export { Live, PRESENCE_TTL, TYPING_TTL, FROM_OBSERVER, FROM_TYPING } from './li
 export * from './kinds.js'
 export { Transcript } from './transcript.js'
 export { quoteLine } from './quote.js'
+export { runWords } from './runs.js'
 export { shortNpub } from '../keys/index.js'

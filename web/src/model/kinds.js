@@ -41,7 +41,7 @@ export const KIND = Object.freeze({
 export const RECEIPT_STATUSES = Object.freeze(['queued', 'working', 'answered', 'failed', 'not-answered'])
 
 /** RUN_STATUSES are the status values of a workflow run record (spec/workflows.md, "Runs are events"). */
-export const RUN_STATUSES = Object.freeze(['started', 'step', 'waiting', 'finished', 'failed', 'cancelled', 'skipped'])
+export const RUN_STATUSES = Object.freeze(['started', 'step', 'waiting', 'finished', 'failed', 'cancelled', 'skipped', 'approved', 'denied', 'ignored'])
 
 /** CONTENT_KINDS are the content partition: timeline rows that count as unread. */
 export const CONTENT_KINDS = Object.freeze([KIND.Message])

@@ -260,5 +260,7 @@ function runBadge (ev) {
   if (typeof body.by === 'string' && body.by) b.by = body.by
   if (Number.isInteger(body.until) && body.until) b.until = body.until
   if (Number.isInteger(body.ms) && body.ms) b.ms = body.ms
+  if (typeof body.for === 'string' && body.for) b.for = body.for
+  if (typeof body.who === 'string' && body.who) b.who = body.who
   return b
 }

@@ -40,7 +40,7 @@ function view (m, r) {
   for (const o of m.byTarget.get(r.id) || []) {
     if (m.gone.has(o.id)) continue
     if (o.kind === KIND.RunRecord) {
-      if (o.author === r.author && (!run || keyLess(run.k, o.k))) run = o
+      if (o.author === r.author && o.run.status !== 'ignored' && (!run || keyLess(run.k, o.k))) run = o
       continue
     }
     if (o.kind === KIND.Receipt) {

@@ -4,7 +4,7 @@
 import { h } from './dom.js';
 import { renderText } from './render.js';
 import { fullTime, hhmm } from './time.js';
-import { quoteLine } from '../model/index.js';
+import { quoteLine, runWords } from '../model/index.js';
 
 /** QUICK_REACTIONS are the emojis the react button offers. */
 export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'];
@@ -38,27 +38,10 @@ function receiptBadges(row, ctx) {
     title: r.reason || '' }, `${ctx.name(r.agent)}: ${receiptWords[r.status] || r.status}`, r.reason && /failed|not-answered/.test(r.status) ? ` (${r.reason})` : '')));
 }
 
-// runWords says where a workflow run stands, from its card's newest record
-// (client/chat's RunBadge.Words).
-export function runWords(b) {
-  switch (b.status) {
-    case 'started': return 'started';
-    case 'step':
-      if (b.outcome === 'running') return `running step ${b.index}/${b.of}`;
-      if (b.outcome === 'failed') return `step ${b.index}/${b.of} failed: ${b.reason || ''}`;
-      return `step ${b.index}/${b.of} ${b.outcome || ''}`;
-    case 'waiting': return 'waiting until ' + hhmm(b.until || 0);
-    case 'finished': return `✓ finished ${Math.round((b.ms || 0) / 1000)}s`;
-    case 'failed': return '✗ failed ' + (b.reason || '');
-    case 'cancelled': return '✗ ' + (b.reason || 'cancelled');
-  }
-  return `${b.status}: ${b.reason || ''}`;
-}
-
 function runBadge(row) {
   if (!row.run) return null;
   return h('div', { class: 'receipts' }, h('span', { class: 'receipt run', 'data-testid': 'run-badge', 'data-status': row.run.status, 'data-run': row.run.run,
-    title: row.run.reason || '' }, runWords(row.run)));
+    title: row.run.reason || '' }, runWords(row.run, hhmm)));
 }
 
 function picker(row, ctx, close) {
