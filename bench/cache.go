@@ -101,3 +101,31 @@ func saveDirCache(src, dst, prunePrefix string) error {
 func hiveCachePrefix(n int) string { return fmt.Sprintf("hive-%s-%d-", corpusVersion, n) }
 
 func peerCacheName(n int) string { return fmt.Sprintf("peer-%s-%d", corpusVersion, n) }
+
+// dbCache is a server's preloaded database cached as an entry of cacheDir named by prefix and
+// the sha256 of its binary (bin): restore copies it into dir when the entry holds marker (the
+// database's file), save replaces the entry with dir and prunes the other entries of prefix.
+// Both are nil without a cache directory or when bin cannot be read.
+func dbCache(name, bin, cacheDir, prefix, dir, marker string) (restore func() bool, save func() error) {
+	if cacheDir == "" {
+		return nil, nil
+	}
+	sum, err := fileSHA(bin)
+	if err != nil {
+		return nil, nil
+	}
+	entry := filepath.Join(cacheDir, prefix+sum[:16])
+	restore = func() bool {
+		if !exists(filepath.Join(entry, marker)) {
+			return false
+		}
+		if err := copyDir(entry, dir); err != nil {
+			logf("%s: cached database unusable: %v", name, err)
+			os.RemoveAll(dir)
+			return false
+		}
+		return true
+	}
+	save = func() error { return saveDirCache(dir, entry, prefix) }
+	return restore, save
+}

@@ -93,23 +93,7 @@ func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) (*serv
 	if storeURL == "" {
 		s.dbFile = filepath.Join(data, "hive.db")
 	}
-	if cacheDir != "" {
-		if sum, err := fileSHA(bin); err == nil {
-			entry := filepath.Join(cacheDir, hiveCachePrefix(n)+sum[:16])
-			s.restore = func() bool {
-				if !exists(filepath.Join(entry, "hive.db")) {
-					return false
-				}
-				if err := copyDir(entry, data); err != nil {
-					logf("hive: cached database unusable: %v", err)
-					os.RemoveAll(data)
-					return false
-				}
-				return true
-			}
-			s.save = func() error { return saveDirCache(data, entry, hiveCachePrefix(n)) }
-		}
-	}
+	s.restore, s.save = dbCache("hive", bin, cacheDir, hiveCachePrefix(n), data, "hive.db")
 	s.argv = func() []string { return serveArgs(bin, addr, metrics, data, pprofAddr, storeURL) }
 	s.preload = func(ctx context.Context, corpus string) error {
 		// the corpus was signed by this program and is not timed: skip re-verifying 1M
@@ -118,22 +102,28 @@ func newHive(bin, dir, addr, pprofAddr, storeURL, cacheDir string, n int) (*serv
 		if storeURL != "" {
 			args = append(args, "--store", storeURL)
 		}
-		cmd := exec.CommandContext(ctx, bin, args...)
-		lf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		defer lf.Close()
-		var out strings.Builder
-		cmd.Stdout = &out
-		cmd.Stderr = lf
-		err = cmd.Run()
-		fmt.Fprint(lf, out.String())
+		out, err := runLogged(exec.CommandContext(ctx, bin, args...), s.logPath)
 		if err != nil {
 			return fmt.Errorf("hive import: %w; log:\n%s", err, tail(s.logPath, 20))
 		}
-		logf("hive import: %s", strings.TrimSpace(out.String()))
+		logf("hive import: %s", strings.TrimSpace(out))
 		return nil
 	}
 	return s, nil
+}
+
+// runLogged runs cmd with its standard error, then its standard output, appended to the log at
+// logPath, and returns the standard output.
+func runLogged(cmd *exec.Cmd, logPath string) (string, error) {
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lf.Close()
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = lf
+	err = cmd.Run()
+	fmt.Fprint(lf, out.String())
+	return out.String(), err
 }

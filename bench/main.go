@@ -64,6 +64,8 @@ type config struct {
 	writeReadme    bool
 	readme         string
 	enabledTargets map[string]bool
+	peer           string // khatru or strfry
+	strfryBin      string
 	enabled        map[string]bool
 }
 
@@ -101,6 +103,8 @@ func main() {
 	flag.DurationVar(&c.sendtailSpace, "sendtail-spacing", 10*time.Millisecond, "time between send → tail publishes")
 	flag.IntVar(&c.idleConns, "idle-conns", 4000, "idle connections, each with one open REQ")
 	flag.StringVar(&c.targets, "targets", "hive,peer", "servers to run")
+	flag.StringVar(&c.peer, "peer", "khatru", "the peer relay: khatru (built into this program) or strfry (-strfry-bin)")
+	flag.StringVar(&c.strfryBin, "strfry-bin", os.Getenv("STRFRY_BIN"), "strfry binary for -peer strfry (default $STRFRY_BIN)")
 	flag.StringVar(&c.workloads, "workloads", strings.Join(workloadOrder, ","), "workloads to run (fanout-cross needs -hive-instances 2 or more)")
 	flag.StringVar(&c.queries, "queries", "", "read queries to run, by name (history,#e,...; default all)")
 	flag.StringVar(&c.hiveSrc, "hive-src", "..", "hive's main module (built with go build ./cmd/hive)")
@@ -239,6 +243,7 @@ type cpuSplit struct {
 	Server   time.Duration // the server processes (every hive instance)
 	DB       time.Duration // the shared PostgreSQL server, if any
 	Client   time.Duration // the benchmark itself
+	Stored   int64         // bytes the server processes caused to be written to storage (write_bytes)
 	Others   time.Duration // every other process on the machine
 	Activity map[string]float64
 }
@@ -305,55 +310,9 @@ func run(ctx context.Context, c *config) (*results, error) {
 	if !c.noCache {
 		cacheDir = filepath.Join(dataDir, "cache")
 	}
-	var peer *target
-	var peerImport chan error
-	if c.enabledTargets["peer"] {
-		res.peer = &serverResult{}
-		self, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		dir := filepath.Join(runDir, "peer")
-		os.MkdirAll(dir, 0o755)
-		addr, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		peer = newTarget("peer", newPeer(self, dir, addr))
-		// The peer's preload runs in this process while hive builds and imports: it is not
-		// timed, and it is finished before any of hive's workloads starts.
-		peerImport = make(chan error, 1)
-		go func() {
-			db := filepath.Join(dir, "peer.db")
-			cached := filepath.Join(cacheDir, peerCacheName(c.stored), "peer.db")
-			if cacheDir != "" && exists(cached) {
-				logf("peer: using the cached preloaded database")
-				res.peer.ImportCached = true
-				peerImport <- copyFile(cached, db)
-				return
-			}
-			t0 := time.Now()
-			logf("peer: importing %d stored events (in the background)", meta.N)
-			err := peer.first().preload(ctx, corpus)
-			res.peer.Import = time.Since(t0)
-			logf("peer: imported in %s", res.peer.Import.Round(time.Millisecond))
-			if err == nil && cacheDir != "" {
-				if err := saveDirCache(dir, filepath.Dir(cached), ""); err != nil {
-					logf("peer: caching the database: %v", err)
-				}
-			}
-			peerImport <- err
-		}()
-	}
-	waitPeerImport := func() {}
-	var peerImportErr error
-	if peerImport != nil {
-		var once sync.Once
-		waitPeerImport = func() {
-			once.Do(func() {
-				peerImportErr = <-peerImport
-			})
-		}
+	peer, waitPeerImport, err := newPeerTarget(ctx, c, runDir, cacheDir, corpus, meta, res)
+	if err != nil {
+		return nil, err
 	}
 	if c.enabledTargets["hive"] {
 		res.hive = &serverResult{}
@@ -382,16 +341,14 @@ func run(ctx context.Context, c *config) (*results, error) {
 					logf("hive: the PostgreSQL server's CPU is not measured: %v", err)
 				}
 			}
-			runServer(ctx, c, t, res.hive, corpus, meta, live, waitPeerImport)
+			runServer(ctx, c, t, res.hive, corpus, meta, live, func() { waitPeerImport() })
 		}
 	}
 	if peer != nil {
-		waitPeerImport()
-		if peerImportErr != nil {
-			res.peer.fail("peer import: %v", peerImportErr)
+		if err := waitPeerImport(); err != nil {
+			res.peer.fail("peer import: %v", err)
 		} else {
-			peer.first().preload = nil // done
-			runServer(ctx, c, peer, res.peer, corpus, meta, live, waitPeerImport)
+			runServer(ctx, c, peer, res.peer, corpus, meta, live, func() { waitPeerImport() })
 		}
 	}
 	return res, nil

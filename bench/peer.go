@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/fiatjaf/eventstore/sqlite3"
@@ -25,6 +27,72 @@ import (
 // reach one connection of database/sql's pool).
 func peerDSN(path string) string {
 	return "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=5000"
+}
+
+// newPeerTarget makes the peer the run asks for (-peer), and returns what waits for its
+// preload. khatru's preload runs in this process while hive builds and imports: it is not
+// timed, and it is finished before any of hive's workloads starts. strfry's is its own
+// import, run in setup as hive's is (wait then returns at once).
+func newPeerTarget(ctx context.Context, c *config, runDir, cacheDir, corpus string, meta *corpusMeta, res *results) (*target, func() error, error) {
+	none := func() error { return nil }
+	if !c.enabledTargets["peer"] {
+		return nil, none, nil
+	}
+	res.peer = &serverResult{}
+	dir := filepath.Join(runDir, "peer")
+	os.MkdirAll(dir, 0o755)
+	addr, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch c.peer {
+	case "strfry":
+		s, err := newStrfry(c.strfryBin, dir, addr, cacheDir, c.stored)
+		if err != nil {
+			return nil, nil, err
+		}
+		return newTarget("strfry", s), none, nil
+	case "khatru":
+	default:
+		return nil, nil, fmt.Errorf("-peer %q: khatru or strfry", c.peer)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	peer := newTarget("peer", newPeer(self, dir, addr))
+	done := make(chan error, 1)
+	go func() {
+		db := filepath.Join(dir, "peer.db")
+		cached := filepath.Join(cacheDir, peerCacheName(c.stored), "peer.db")
+		if cacheDir != "" && exists(cached) {
+			logf("peer: using the cached preloaded database")
+			res.peer.ImportCached = true
+			done <- copyFile(cached, db)
+			return
+		}
+		t0 := time.Now()
+		logf("peer: importing %d stored events (in the background)", meta.N)
+		err := peer.first().preload(ctx, corpus)
+		res.peer.Import = time.Since(t0)
+		logf("peer: imported in %s", res.peer.Import.Round(time.Millisecond))
+		if err == nil && cacheDir != "" {
+			if err := saveDirCache(dir, filepath.Dir(cached), ""); err != nil {
+				logf("peer: caching the database: %v", err)
+			}
+		}
+		done <- err
+	}()
+	var once sync.Once
+	var importErr error
+	wait := func() error {
+		once.Do(func() {
+			importErr = <-done
+			peer.first().preload = nil // done
+		})
+		return importErr
+	}
+	return peer, wait, nil
 }
 
 func newPeer(self, dir, addr string) *server {

@@ -56,6 +56,12 @@ func renderTable(c *config, res *results) string {
 	t.add("", "server CPU per acknowledged event", cpuPerEvent, gl.ingestCPU, true)
 	t.add("", "OK p50", ing(func(x *ingestResult) cell { return durCell(x.P50) }), goal{}, true)
 	t.add("", "OK p99", ing(func(x *ingestResult) cell { return durCell(x.P99) }), gl.ingestP99, true)
+	t.add("", "written to storage per acknowledged event (write_bytes)", storedPerEvent("ingest", func(r *serverResult) int {
+		if r.Ingest == nil {
+			return 0
+		}
+		return r.Ingest.N - r.Ingest.Rejected
+	}), gl.storedPerEvent, true)
 	t.add("", "EVENTs acknowledged", ing(func(x *ingestResult) cell { return intCell(x.N) }), goal{}, false)
 	t.add("", "refused", ing(func(x *ingestResult) cell { return intCell(x.Rejected) }), goal{}, false)
 
@@ -65,6 +71,20 @@ func renderTable(c *config, res *results) string {
 	}
 	t.add(fmt.Sprintf("burst: %d connections × %s pipelined EVENTs", c.burstConns, fmtCount(c.burstPerConn)), "time to last OK",
 		bu(func(x *burstResult) cell { return durCell(x.TimeToLast) }), gl.burstLast, true)
+	burstAcked := func(r *serverResult) int {
+		if r.Burst == nil {
+			return 0
+		}
+		return r.Burst.N - r.Burst.Missing - r.Burst.Rejected
+	}
+	t.add("", "events/s (acknowledged / time to last OK)", bu(func(x *burstResult) cell {
+		if x.TimeToLast <= 0 {
+			return none()
+		}
+		return numCell(float64(x.N-x.Missing-x.Rejected)/x.TimeToLast.Seconds(), "%.0f")
+	}), gl.burstRate, true)
+	t.add("", "server CPU per acknowledged event", serverPerEvent("burst", burstAcked), gl.burstCPU, true)
+	t.add("", "written to storage per acknowledged event (write_bytes)", storedPerEvent("burst", burstAcked), gl.storedPerEvent, true)
 	t.add("", fmt.Sprintf("OKs missing (waited ≤ %s)", c.burstWait), bu(func(x *burstResult) cell { return intCell(x.Missing) }), gl.burstMissing, false)
 	t.add("", "refused (OK false)", bu(func(x *burstResult) cell { return intCell(x.Rejected) }), goal{}, false)
 	t.add("", "peak RSS growth", bu(func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }), gl.burstGrowth, true)
@@ -148,7 +168,7 @@ func renderTable(c *config, res *results) string {
 	}
 
 	var b strings.Builder
-	b.WriteString("| workload | metric | hive | peer | hive/peer | target for hive | hive |\n")
+	fmt.Fprintf(&b, "| workload | metric | hive | peer (%s) | hive/peer | target for hive | hive |\n", c.peer)
 	b.WriteString("|---|---|--:|--:|--:|---|---|\n")
 	for _, r := range t.rows {
 		ratio := ""
@@ -190,6 +210,33 @@ func renderTable(c *config, res *results) string {
 		}
 	}
 	return b.String()
+}
+
+// serverPerEvent is the server processes' CPU time during workload w over the events it
+// acknowledged (acked).
+func serverPerEvent(w string, acked func(*serverResult) int) func(*serverResult) cell {
+	return func(r *serverResult) cell {
+		sp, n := r.CPU[w], acked(r)
+		if sp.Wall == 0 || n <= 0 {
+			return none()
+		}
+		per := sp.Server / time.Duration(n)
+		return cell{fmtMicros(per), float64(per), true}
+	}
+}
+
+// storedPerEvent is what the server processes caused to be written to storage during workload
+// w (/proc/PID/io write_bytes: the WAL, the database, the checkpoints) over the events it
+// acknowledged.
+func storedPerEvent(w string, acked func(*serverResult) int) func(*serverResult) cell {
+	return func(r *serverResult) cell {
+		sp, n := r.CPU[w], acked(r)
+		if sp.Wall == 0 || n <= 0 {
+			return none()
+		}
+		per := float64(sp.Stored) / float64(n) / 1024
+		return numCell(per, "%.1f KB")
+	}
 }
 
 // cpuPerEvent is the server processes' CPU time during the ingest workload over the events

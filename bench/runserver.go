@@ -114,6 +114,7 @@ func runServer(ctx context.Context, c *config, t *target, r *serverResult, corpu
 			sp.Activity = activity()
 		}
 		written, stored, peak := t.written()-w0, t.stored()-st0, disk()
+		sp.Stored = stored
 		sp.Others = max(0, all-sp.Server-sp.DB-sp.Client)
 		r.Wall += sp.Wall
 		r.Others += sp.Others
@@ -124,8 +125,9 @@ func runServer(ctx context.Context, c *config, t *target, r *serverResult, corpu
 		}
 		logf("%s: %s took %s; CPU: server %s%s, bench client %s, other processes %s (%.0f%% of one core); server wrote %.1f MB (files and sockets); load average %s", t.name, name, sp.Wall.Round(time.Millisecond),
 			sp.Server.Round(time.Millisecond), db, sp.Client.Round(time.Millisecond), sp.Others.Round(time.Millisecond), 100*sp.Others.Seconds()/sp.Wall.Seconds(), float64(written)/1e6, loadAvg())
+		logf("%s: %s: written to storage %.1f MB (/proc/PID/io write_bytes)", t.name, name, float64(stored)/1e6)
 		if peak.DB > 0 {
-			logf("%s: %s: written to storage %.1f MB (/proc/PID/io write_bytes); WAL at most %.1f MB, with the database at %.1f MB", t.name, name, float64(stored)/1e6, float64(peak.WAL)/1e6, float64(peak.DB)/1e6)
+			logf("%s: %s: WAL at most %.1f MB, with the database at %.1f MB", t.name, name, float64(peak.WAL)/1e6, float64(peak.DB)/1e6)
 		}
 		if sp.Activity != nil {
 			logf("%s: PostgreSQL backends during %s (average number in each state): %s", t.name, name, fmtActivity(sp.Activity))
