@@ -119,6 +119,9 @@ func TestWorkflowMessageTrigger(t *testing.T) {
 		}
 		sub.Close()
 		cancel()
+		// one run at a time: the workflow queues at most 10 runs
+		// (runner.MaxQueued), and a card is stored when its run is claimed
+		e.waitFinal(t, e.messageRun("echo", msg), 20*time.Second)
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("trigger stored -> card stored over loopback: p50 %v, p99 %v (n=%d)", lat[len(lat)/2], lat[len(lat)*99/100], len(lat))
