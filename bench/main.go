@@ -77,6 +77,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "workflows" {
+		if err := runWorkflowsBench(os.Args[2:]); err != nil {
+			logf("error: %v", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "bridge" {
 		if err := runBridge(os.Args[2:]); err != nil {
 			logf("error: %v", err)

@@ -136,6 +136,8 @@ func (w *readmeWalk) line(raw string) {
 		t.Cleanup(func() { b.cmd.Process.Kill(); b.cmd.Wait() })
 		w.bg[strings.Fields(line)[1]] = b
 		switch {
+		case strings.HasPrefix(line, "hive workflow serve"):
+			waitText(t, "the runner to follow the hub", 30*time.Second, b.text, "runner following")
 		case strings.HasPrefix(line, "hive bridge"):
 			waitText(t, "the bridge to join its channel", 30*time.Second, b.text, "member of channel")
 		case strings.HasPrefix(line, "hive tail"):

@@ -31,7 +31,7 @@ func TestWorkflowApplyListShow(t *testing.T) {
 	if out := c.ok("workflow", "list", "--profile", "alice", "--json"); out != "" {
 		t.Fatalf("a refused definition is listed: %s", out)
 	}
-	if _, stderr, code := c.run("workflow", "apply", file, "--profile", "alice"); code != 1 || !strings.Contains(stderr, "give --runner NAME|NPUB: the key that runs the workflow (a member of channel ops)") {
+	if _, stderr, code := c.run("workflow", "apply", file, "--profile", "alice"); code != 1 || !strings.Contains(stderr, "give --runner NAME|NPUB (a runner that is a member of channel ops), or start your own runner first: hive workflow serve") {
 		t.Fatalf("apply without --runner: exit %d %s", code, stderr)
 	}
 

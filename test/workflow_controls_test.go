@@ -64,6 +64,9 @@ func TestWorkflowLoopsBudgetsControls(t *testing.T) {
 	var last nostr.Event
 	for i := range runner.BudgetRuns {
 		last = e.post(t, fmt.Sprintf("!loop %d", i))
+		if i%runner.MaxQueued == runner.MaxQueued-1 { // at most 10 wait in a queue: let these end
+			e.waitFinal(t, e.messageRun("loop", last), 60*time.Second)
+		}
 	}
 	e.waitFinal(t, e.messageRun("loop", last), 60*time.Second)
 	e.post(t, "!loop over budget")

@@ -163,6 +163,7 @@ func TestWorkflowExamplesValidate(t *testing.T) {
 		"standup.yaml":    "ok: standup (1 trigger, 1 step)\n",
 		"deploy.yaml":     "ok: deploy (1 trigger, 5 steps)\n",
 		"ci-webhook.yaml": "ok: ci-notify (1 trigger, 1 step)\n",
+		"hello.yaml":      "ok: hello (2 triggers, 1 step)\n",
 	} {
 		path := filepath.Join("..", "examples", "workflows", file)
 		stdout, stderr, code := hiveOutErr(t, "workflow", "validate", path)

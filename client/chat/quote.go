@@ -3,6 +3,7 @@ package chat
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -55,6 +56,9 @@ var eventRefSpaced = regexp.MustCompile(`[ \t]*nostr:(?:nevent|note)1[02-9ac-hj-
 // quoteOf is the message ev quotes: its q tag's id (and author), else the
 // first event reference in its text that decodes; "" when none.
 func quoteOf(ev *nostr.Event) (id, author string) {
+	if runCard(ev) {
+		return "", "" // its q tag is the run's claim, not a message
+	}
 	for _, t := range ev.Tags {
 		if len(t) >= 2 && t[0] == "q" && nostr.IsValid32ByteHex(t[1]) {
 			if len(t) >= 4 && nostr.IsValid32ByteHex(t[3]) {
@@ -193,3 +197,18 @@ func (m *Model) ApplyQuoted(ev *nostr.Event) {
 	}
 	m.quoted[ev.ID] = newRow(ev)
 }
+
+// runCard: ev is a workflow run's card (an a tag naming a workflow
+// definition, 30460:...), whose q tag names the run's claim
+// (spec/workflows.md): it quotes nothing.
+func runCard(ev *nostr.Event) bool {
+	for _, t := range ev.Tags {
+		if len(t) >= 2 && t[0] == "a" && strings.HasPrefix(t[1], workflowAddrPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// workflowAddrPrefix starts the address of a workflow definition.
+var workflowAddrPrefix = strconv.Itoa(kinds.WorkflowDef) + ":"

@@ -42,3 +42,18 @@ func TestApplyQuotedMessageIsNoRow(t *testing.T) {
 		t.Fatalf("once loaded as a row: quote %+v, ops %d rows", r.Quote, len(m.Timeline("ops")))
 	}
 }
+
+// A workflow run's card quotes nothing: its q tag names the run's claim
+// (as web/test/quote.test.js).
+func TestRunCardQuotesNothing(t *testing.T) {
+	m := chat.New(strings.Repeat("b", 64))
+	card := nostr.Event{ID: "card", PubKey: strings.Repeat("c", 64), CreatedAt: 20, Kind: 9, Content: "▶ deploy · run dddddddd",
+		Tags: nostr.Tags{{"h", "ops"}, {"q", strings.Repeat("d", 64)}, {"a", "30460:" + strings.Repeat("a", 64) + ":deploy"}, {"hops", "1"}}}
+	m.Apply(&card)
+	if r, ok := m.Row("card"); !ok || r.Quote != nil {
+		t.Fatalf("card row: %+v %v", r.Quote, ok)
+	}
+	if q := m.MissingQuotes([]nostr.Event{card}, 10); len(q) != 0 {
+		t.Fatalf("missing quotes: %v", q)
+	}
+}

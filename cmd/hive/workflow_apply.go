@@ -27,21 +27,20 @@ type applyOutput struct {
 func newWorkflowApplyCmd() *cobra.Command {
 	var runner string
 	cmd := &cobra.Command{
-		Use:   "apply FILE --runner NAME|NPUB",
+		Use:   "apply FILE [--runner NAME|NPUB]",
 		Short: "Publish a workflow definition to its channel (owners and admins only)",
 		Long: `Validate a workflow file, then publish it as the definition event of its
 channel, bound to the runner --runner names (a key that is a member of the
 channel). Only the channel's owners and admins (or their devices) may: the hub
-refuses anyone else (exit 3). Applying a name again replaces your definition.`,
+refuses anyone else (exit 3). Applying a name again replaces your definition.
+Without --runner it is bound to your own runner on this machine (hive workflow
+serve without --config), which is added to the channel when it is not in it.`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			d, err := validWorkflowFile(cmd, path)
 			if err != nil {
 				return err
-			}
-			if runner == "" {
-				return usageErrorf("give --runner NAME|NPUB: the key that runs the workflow (a member of channel %s)", d.Channel)
 			}
 			src, err := os.ReadFile(path)
 			if err != nil {
@@ -52,7 +51,7 @@ refuses anyone else (exit 3). Applying a name again replaces your definition.`,
 				if err != nil {
 					return err
 				}
-				pk, err := s.ResolveKey(ctx, runner)
+				pk, err := applyRunner(ctx, cmd, s, runner, ch)
 				if err != nil {
 					return err
 				}
@@ -72,7 +71,7 @@ refuses anyone else (exit 3). Applying a name again replaces your definition.`,
 				}
 				out := applyOutput{Name: d.Name, Channel: ch.ID, Event: ev.ID, Runner: pk, CreatedAt: int64(ev.CreatedAt)}
 				return output(cmd, out, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "applied: %s in #%s (version %s), runner %s\n", d.Name, ch.Name, ev.ID[:8], runner)
+					_, err := fmt.Fprintf(w, "applied: %s in #%s (version %s), runner %s\n", d.Name, ch.Name, ev.ID[:8], npub(pk))
 					for _, s := range d.On.Schedule {
 						for _, sl := range s.Schedule.Slots(time.Now(), 3) {
 							fmt.Fprintf(w, "next: %s (%s)\n", sl.At.Format("Mon 2006-01-02 15:04 MST"), sl.At.UTC().Format(time.RFC3339))

@@ -29,3 +29,12 @@ test('a message loaded only for its quotes is no row', () => {
   assert.equal(m.row('q1').quote.text, 'rollback plan v2')
   assert.equal(m.timeline('ops').length, 1)
 })
+
+test("a workflow run's card quotes nothing: its q tag is the run's claim", () => {
+  const runner = 'c'.repeat(64)
+  const m = new ChatModel('b'.repeat(64))
+  const card = { id: 'card', pubkey: runner, created_at: 20, kind: 9, tags: [['h', 'ops'], ['q', 'd'.repeat(64)], ['a', '30460:' + 'a'.repeat(64) + ':deploy'], ['hops', '1']], content: '▶ deploy · run dddddddd' }
+  m.applyAll([card])
+  assert.equal(m.row('card').quote, null)
+  assert.deepEqual(m.missingQuotes([card], 10), [])
+})

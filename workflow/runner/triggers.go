@@ -165,16 +165,21 @@ func (r *Runner) messageValues(ev nostr.Event, typ string) expression.Trigger {
 // onMessage starts the runs a message triggers.
 func (r *Runner) onMessage(ctx context.Context, ev nostr.Event) {
 	ch := tagValue(ev, "h")
+	reply := kinds.ThreadRoot(&ev) != ev.ID
+	var once *expression.Trigger // the message's values, made once for every workflow that looks
 	r.startMatching(ctx, ch, ev, func(addr string, df *def) (start, bool) {
 		m := df.d.On.Message
 		if m == nil {
 			return start{}, false
 		}
-		reply := kinds.ThreadRoot(&ev) != ev.ID
 		if (m.Threads == "top" || m.Threads == "") && reply || m.Threads == "replies" && !reply || !r.fromOK(m.From, ev.PubKey) {
 			return start{}, false
 		}
-		vals := r.messageValues(ev, client.TriggerMessage)
+		if once == nil {
+			v := r.messageValues(ev, client.TriggerMessage)
+			once = &v
+		}
+		vals := *once
 		if !r.when(df, m.When, vals) {
 			return start{}, false
 		}

@@ -32,6 +32,7 @@ export const KIND = Object.freeze({
   GroupMembers: 39002,
   Edit: 40003,
   Receipt: 40010,
+  WorkflowDef: 30460,
   RunRecord: 40461,
   AgentStatus: 10451,
   SystemRow: 40099

@@ -15,6 +15,9 @@ const HEX64 = /^[0-9a-f]{64}$/
 
 /** quoteOf is the message ev quotes: {id, author} ('' when none). */
 export function quoteOf (ev) {
+  // a workflow run's card (an a tag naming a definition, 30460:...) quotes
+  // nothing: its q tag names the run's claim
+  if ((ev.tags || []).some(t => t.length >= 2 && t[0] === 'a' && t[1].startsWith(KIND.WorkflowDef + ':'))) return { id: '', author: '' }
   for (const t of ev.tags || []) {
     if (t.length >= 2 && t[0] === 'q' && HEX64.test(t[1])) {
       return { id: t[1], author: t.length >= 4 && HEX64.test(t[3]) ? t[3] : '' }
