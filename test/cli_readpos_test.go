@@ -22,9 +22,7 @@ func TestReadThenAnswerInTheSameSecond(t *testing.T) {
 	p, pin := startTLSHub(t, data)
 	c := newCLI(t)
 	c.ok("profile", "add", "admin", "--hub", p.URL, "--pin", pin, "--key", filepath.Join(data, "admin.key"))
-	var alice, bob struct{ Npub string }
-	json.Unmarshal([]byte(c.ok("profile", "add", "alice", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &alice)
-	json.Unmarshal([]byte(c.ok("profile", "add", "bob", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &bob)
+	alice, bob := newKeyProfile(c, p.URL, pin, "alice"), newKeyProfile(c, p.URL, pin, "bob")
 	c.ok("member", "add", alice.Npub, "--profile", "admin")
 	c.ok("member", "add", bob.Npub, "--profile", "admin")
 	c.ok("channel", "create", "General", "--profile", "alice")
@@ -91,4 +89,11 @@ func TestReadThenAnswerInTheSameSecond(t *testing.T) {
 	if want := kinds.ReadThrough(late.CreatedAt, []string{first.ID, late.ID}); !rs["general"].Equal(want) {
 		t.Fatalf("bob's position %q, want %q", rs["general"], want)
 	}
+}
+
+// newKeyProfile adds the profile name with a new key for the hub at url
+// (pinned) and returns its npub.
+func newKeyProfile(c *cli, url, pin, name string) (p struct{ Npub string }) {
+	json.Unmarshal([]byte(c.ok("profile", "add", name, "--hub", url, "--pin", pin, "--new-key", "--json")), &p)
+	return p
 }
