@@ -187,7 +187,7 @@ func (c *Client) Unread(ctx context.Context, channels []string) (map[string]chat
 	}
 	out := map[string]chat.Unread{}
 	for _, ch := range channels {
-		since := rs[ch] + 1
+		since := rs[ch].Since()
 		m := c.NewModel()
 		evs, err := c.Query(ctx, nostr.Filter{Kinds: ContentKinds(), Tags: nostr.TagMap{"h": {ch}}, Since: &since, Limit: unreadCap})
 		var re *RefusedError
@@ -204,7 +204,7 @@ func (c *Client) Unread(ctx context.Context, channels []string) (map[string]chat
 		if err := c.LoadNames(ctx, m, KeysShown(evs)...); err != nil { // the member's devices are the member
 			return nil, err
 		}
-		out[ch] = m.Unread(ch, chat.Positions(rs))
+		out[ch] = m.Unread(ch, rs)
 	}
 	return out, nil
 }

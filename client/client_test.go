@@ -11,6 +11,7 @@ import (
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/client/tlspin"
 	"github.com/ainb/hive/identity"
+	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -79,7 +80,7 @@ func TestPublishQueryAndRefusals(t *testing.T) {
 func TestReadState(t *testing.T) {
 	_, admin := startHubAdmin(t)
 	ctx := ctxT(t, 10*time.Second)
-	rs, err := admin.ReadState("general", 1234)
+	rs, err := admin.ReadState("general", kinds.ReadAt(1234))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,22 +95,22 @@ func TestReadState(t *testing.T) {
 		t.Fatalf("%v %v", evs, err)
 	}
 	c, at, err := admin.ParseReadState(evs[0])
-	if err != nil || c != "general" || at != 1234 {
-		t.Fatalf("%q %d %v", c, at, err)
+	if err != nil || c != "general" || !at.Equal(kinds.ReadAt(1234)) {
+		t.Fatalf("%q %v %v", c, at, err)
 	}
-	back, _ := admin.ReadState("general", 1000)
+	back, _ := admin.ReadState("general", kinds.ReadAt(1000))
 	back.CreatedAt = evs[0].CreatedAt + 1
 	var re *client.RefusedError
 	if _, err := admin.Publish(ctx, back); !errors.As(err, &re) || re.Reason != "duplicate: your read position of general is already at 1234; it never moves backwards" {
 		t.Fatalf("a position moving back: %v", err)
 	}
-	if err := admin.MarkRead(ctx, "general", 1000); err != nil {
+	if err := admin.MarkRead(ctx, "general", kinds.ReadAt(1000)); err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.MarkRead(ctx, "general", 2000); err != nil {
+	if err := admin.MarkRead(ctx, "general", kinds.ReadAt(2000)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := admin.ReadStates(ctx); err != nil || got["general"] != 2000 {
+	if got, err := admin.ReadStates(ctx); err != nil || !got["general"].Equal(kinds.ReadAt(2000)) {
 		t.Fatalf("positions %v, %v", got, err)
 	}
 }

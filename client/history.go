@@ -10,9 +10,9 @@ import (
 
 // Page is a page of a channel's history as the chat model shows it.
 type Page struct {
-	Model  *chat.Model
-	Rows   []chat.Row      // in timeline order, replies included
-	Newest nostr.Timestamp // created_at of the newest row loaded, deleted or not (what a reader has seen, for read-state)
+	Model *chat.Model
+	Rows  []chat.Row    // in timeline order, replies included
+	Seen  chat.Position // of the newest page: what a reader has seen, for read-state (Model.Seen); zero for an older page
 }
 
 // History loads up to limit rows of channel older than the row before (an
@@ -36,11 +36,11 @@ func (c *Client) History(ctx context.Context, channel string, limit int, before 
 	if len(rows) > limit {
 		rows = rows[len(rows)-limit:]
 	}
-	var newest nostr.Timestamp
+	var seen chat.Position
 	if before == "" {
-		newest = m.Newest(channel)
+		seen = m.Seen(channel)
 	}
-	return Page{Model: m, Rows: rows, Newest: newest}, nil
+	return Page{Model: m, Rows: rows, Seen: seen}, nil
 }
 
 // pageBefore loads pages of channel into m, the first at or before until,

@@ -144,9 +144,7 @@ func (p *tailProc) until(what string, pred func(rowJSON) bool) rowJSON {
 // unread counts, tail --follow, dm, wait.
 func TestChatThroughCLI(t *testing.T) {
 	p, pin, c := startTLSAdmin(t, filepath.Join(t.TempDir(), "hub"), "admin")
-	var alice, bob struct{ Npub string }
-	json.Unmarshal([]byte(c.ok("profile", "add", "alice", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &alice)
-	json.Unmarshal([]byte(c.ok("profile", "add", "bob", "--hub", p.URL, "--pin", pin, "--new-key", "--json")), &bob)
+	alice, bob := newKeyProfile(c, p.URL, pin, "alice"), newKeyProfile(c, p.URL, pin, "bob")
 	// not yet a member: refused with exit 3
 	if _, errOut, code := c.run("channel", "list", "--profile", "alice"); code != 3 {
 		t.Fatalf("non-member: exit %d %s", code, errOut)

@@ -72,7 +72,7 @@ func TestReadStateAcrossDevices(t *testing.T) {
 	}
 	go phoneC.FollowSub(followCtx, sub, func(ev nostr.Event) (bool, error) {
 		if c, at, err := phoneC.ParseReadState(ev); err == nil && c == "general" {
-			heard <- at
+			heard <- at.At
 		}
 		return false, nil
 	})
@@ -118,7 +118,7 @@ func TestReadStateAcrossDevices(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = c.MarkRead(ctx, "race", base+round*10+nostr.Timestamp(i+1))
+				errs[i] = c.MarkRead(ctx, "race", kinds.ReadAt(base+round*10+nostr.Timestamp(i+1)))
 			}()
 		}
 		wg.Wait()
@@ -127,8 +127,8 @@ func TestReadStateAcrossDevices(t *testing.T) {
 		}
 		for name, c := range map[string]*client.Client{"owner": owner, "phone": phoneC, "laptop": marks[0]} {
 			rs, err := c.ReadStates(ctx)
-			if err != nil || rs["race"] != top {
-				t.Fatalf("round %d: the %s sees position %d (%v), want %d", round, name, rs["race"], err, top)
+			if err != nil || !rs["race"].Equal(kinds.ReadAt(top)) {
+				t.Fatalf("round %d: the %s sees position %v (%v), want %d", round, name, rs["race"], err, top)
 			}
 		}
 	}

@@ -111,10 +111,10 @@ func TestShuffledLog(t *testing.T) {
 	for seed := int64(1); seed <= 30; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		log := randomLog(rng, 400)
-		rp := chat.Positions{"c1": 1700000004, "c2": 1700000007}
+		rp := chat.Positions{"c1": kinds.ReadAt(1700000004), "c2": kinds.ReadAt(1700000007)}
 		for _, e := range log[:40] {
 			if e.Kind == kinds.Message {
-				rp["thread:"+e.ID] = e.CreatedAt + 2
+				rp["thread:"+e.ID] = kinds.ReadAt(e.CreatedAt + 2)
 			}
 		}
 		ref := chat.New(keys[0])

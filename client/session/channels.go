@@ -17,7 +17,7 @@ import (
 type Loaded struct {
 	Channels []client.Channel
 	Events   []nostr.Event
-	Read     map[string]nostr.Timestamp
+	Read     chat.Positions
 	Since    nostr.Timestamp // the live feed starts here
 	Pages    []client.Fetched
 	Err      error
@@ -83,7 +83,7 @@ func (s *Session) TakeLoaded(ctx context.Context, l Loaded) (a Applied, first bo
 	}
 	s.channels = l.Channels
 	for k, v := range l.Read {
-		s.read[k] = max(s.read[k], v)
+		s.read[k] = s.read[k].Merge(v)
 	}
 	a = s.takePages(l.Pages)
 	a = merge(a, s.Apply(l.Events))

@@ -4,28 +4,26 @@ import (
 	"context"
 
 	"github.com/ainb/hive/client/chat"
-	"github.com/nbd-wtf/go-nostr"
 )
 
-// Marks are the read positions to write for what the member sees: the
-// channel, when it has unread rows, up to its newest row (Newest); the
-// thread open in it, when it has unread replies, up to its newest row. A
-// position already there is not written again. (web/src/hub/readstate.js,
-// readMarks, decides the same: spec/fixtures/session/marks.json.)
-func Marks(m *chat.Model, read chat.Positions, channel, thread string) map[string]nostr.Timestamp {
-	out := map[string]nostr.Timestamp{}
+// Marks are the read positions to write for what the member sees, each
+// merged with the member's: the channel, when it has unread rows, up to
+// every row loaded (Seen: its newest second and that second's rows); the
+// thread open in it, when it has unread replies, up to every reply loaded
+// (ThreadSeen). A position that reads nothing more is not written.
+// (web/src/hub/readstate.js, readMarks, decides the same:
+// spec/fixtures/session/marks.json.)
+func Marks(m *chat.Model, read chat.Positions, channel, thread string) map[string]chat.Position {
+	out := map[string]chat.Position{}
 	if channel == "" {
 		return out
 	}
-	if at := m.Newest(channel); m.Unread(channel, read).Count > 0 && at > read[channel] {
+	if at := m.Seen(channel).Merge(read[channel]); m.Unread(channel, read).Count > 0 && at.Above(read[channel]) {
 		out[channel] = at
 	}
 	if thread != "" && m.ThreadUnread(thread, read).Count > 0 {
-		var at nostr.Timestamp
-		for _, r := range m.Thread(thread) {
-			at = max(at, r.CreatedAt)
-		}
-		if ctx := chat.ThreadContext(thread); at > read[ctx] {
+		ctx := chat.ThreadContext(thread)
+		if at := m.ThreadSeen(thread).Merge(read[ctx]); at.Above(read[ctx]) {
 			out[ctx] = at
 		}
 	}
@@ -37,7 +35,7 @@ func Marks(m *chat.Model, read chat.Positions, channel, thread string) map[strin
 // (the member read it on another of its keys).
 func DividerStays(m *chat.Model, read chat.Positions, channel, divider string) bool {
 	r, ok := m.Row(divider)
-	return divider != "" && (!ok || r.CreatedAt > read[channel])
+	return divider != "" && (!ok || !read[channel].Covers(r.CreatedAt, r.ID))
 }
 
 // Marked is the end of a read mark's write.
@@ -56,7 +54,7 @@ func (s *Session) Mark(seen bool) Job {
 		return nil
 	}
 	for k, at := range marks {
-		s.read[k] = at
+		s.read[k] = at // merged with s.read[k] already
 	}
 	c := s.c
 	return func(ctx context.Context) Event {
@@ -69,11 +67,12 @@ func (s *Session) Mark(seen bool) Job {
 	}
 }
 
-// TakePosition takes a read position of one of the member's keys: the
-// maximum counts; a position of the open channel that passes the divider
+// TakePosition takes a read position of one of the member's keys, merged
+// with the member's; a position of the open channel that passes the divider
 // row drops the divider.
-func (s *Session) TakePosition(context string, at nostr.Timestamp) {
-	if at <= s.read[context] {
+func (s *Session) TakePosition(context string, at chat.Position) {
+	at = at.Merge(s.read[context])
+	if !at.Above(s.read[context]) {
 		return
 	}
 	s.read[context] = at

@@ -59,8 +59,8 @@ func newReadCmd() *cobra.Command {
 						return nil, nil, err
 					}
 				}
-				if !noMark && before == "" && page.Newest != 0 {
-					if err := s.MarkRead(ctx, ch.ID, page.Newest); err != nil {
+				if !noMark && before == "" && page.Seen.At != 0 {
+					if err := s.MarkRead(ctx, ch.ID, page.Seen); err != nil {
 						return nil, nil, err
 					}
 				}

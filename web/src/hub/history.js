@@ -4,6 +4,7 @@
 import { KIND, OVERLAY_KINDS, TIMELINE_KINDS, CONTENT_KINDS, tagValue } from '../model/kinds.js'
 import { cleanName } from '../model/names.js'
 import { quoteOf } from '../model/quote.js'
+import { since } from '../model/position.js'
 
 /** SECOND_MAX bounds how many rows of one second a page completes (spec/chat.md, "Paging"). */
 export const SECOND_MAX = 5000
@@ -186,7 +187,7 @@ export async function loadOlder (hub, model, channel, limit = 100) {
   return { rows: evs.length, start: evs.length < limit }
 }
 
-/** loadUnread loads channel's content rows after since (up to cap, the oldest second whole), so unread counts cover more than a page. */
-export function loadUnread (hub, model, channel, since, cap = 500) {
-  return loadRows(hub, model, { kinds: [...CONTENT_KINDS], '#h': [channel], since: since + 1, limit: cap })
+/** loadUnread loads channel's content rows the read position at may not read (up to cap, the oldest second whole), so unread counts cover more than a page. */
+export function loadUnread (hub, model, channel, at, cap = 500) {
+  return loadRows(hub, model, { kinds: [...CONTENT_KINDS], '#h': [channel], since: since(at), limit: cap })
 }

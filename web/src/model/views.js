@@ -2,6 +2,7 @@
 // threads, paging cursors, unread counts and row text (mixed into ChatModel).
 import { KIND, isContentKind, threadContext } from './kinds.js'
 import { keyLess } from './sorted.js'
+import { covers, position, readThrough, since } from './position.js'
 import { dropRefs, quoteView } from './quote.js'
 
 // view is r as a person sees it (the row shape of spec/fixtures).
@@ -158,15 +159,20 @@ export function newest (channel) {
 }
 
 function pos (positions, context) {
-  if (!positions) return 0
-  if (typeof positions.readUpTo === 'function') return positions.readUpTo(context) || 0
-  if (positions instanceof Map) return positions.get(context) || 0
-  return positions[context] || 0
+  if (!positions) return position(0)
+  if (typeof positions.readUpTo === 'function') return position(positions.readUpTo(context))
+  if (positions instanceof Map) return position(positions.get(context))
+  return position(positions[context])
+}
+
+// mayBeUnread: a content kind, visible, not the member's own.
+function mayBeUnread (m, r) {
+  return isContentKind(r.kind) && !m.gone.has(r.id) && !m.own(r.author)
 }
 
 function isUnread (m, r, chPos, positions) {
-  if (r.created <= chPos || !isContentKind(r.kind) || m.gone.has(r.id) || m.own(r.author)) return false
-  return !r.root || r.created > pos(positions, threadContext(r.root))
+  if (!mayBeUnread(m, r) || covers(chPos, r.created, r.id)) return false
+  return !r.root || !covers(pos(positions, threadContext(r.root)), r.created, r.id)
 }
 
 function count (m, rows, chPos, positions, more) {
@@ -184,14 +190,37 @@ function count (m, rows, chPos, positions, more) {
 
 /**
  * unread counts channel's unread rows (replies included) and mentions with
- * the read positions (an object or Map context → unix s): {unread, mentions, first_unread}.
+ * the read positions (an object or Map context → position: unix s or
+ * {at, ids}, see position.js): {unread, mentions, first_unread}.
  */
 export function unread (channel, positions) {
   const ch = this.chans.get(channel)
   if (!ch) return { unread: 0, mentions: 0, first_unread: '' }
   const p = pos(positions, channel)
-  const floor = (p + 1) * 1000 // rows placed before it are all read
+  const floor = since(p) * 1000 // rows placed before it are all read
   return count(this, ch, p, positions, r => r.k.t >= floor)
+}
+
+// seenAt is the position at second at naming the rows of rows in that
+// second that may be unread (a row sits at or after its second).
+function seenAt (m, rows, at) {
+  if (!at) return position(0)
+  const ids = []
+  for (let i = rows.length - 1; i >= 0 && rows[i].k.t >= at * 1000; i--) {
+    if (rows[i].created === at && mayBeUnread(m, rows[i])) ids.push(rows[i].id)
+  }
+  return readThrough(at, ids)
+}
+
+/** seen is the position that reads every loaded row of channel (client/chat Model.Seen): its newest second with that second's rows that may be unread. */
+export function seen (channel) {
+  return seenAt(this, this.chans.get(channel) || [], this.newest(channel))
+}
+
+/** threadSeen is the position that reads every loaded reply of root's thread, as seen. */
+export function threadSeen (root) {
+  const th = this.threads.get(root) || []
+  return seenAt(this, th, th.reduce((m, r) => Math.max(m, r.created), 0))
 }
 
 /** threadUnread counts the unread replies of root's thread. */

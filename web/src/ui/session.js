@@ -3,7 +3,7 @@
 // read state, and holds what the page shows: the channels with their unread
 // counts, the open channel and thread, the agents' transcripts. Views read
 // it and call its actions; it calls the listeners after every change.
-import { ChatModel } from '../model/index.js';
+import { ChatModel, above, mergePositions } from '../model/index.js';
 import { Agents } from './agents.js';
 import { dividerStays, follow, listChannels, loadNames, loadOlder, loadPage, loadUnread, markRead, Outbox, readMarks, readStates } from '../hub/chat.js';
 
@@ -68,7 +68,7 @@ export class Session {
     this.follow();
     this.agents.ensure();
     // Unread counts need the rows after each read position, not only the open channel's page.
-    await Promise.all(this.channels.map((c) => loadUnread(this.hub, this.model, c.id, this.positions[c.id] || 0).catch(() => {})));
+    await Promise.all(this.channels.map((c) => loadUnread(this.hub, this.model, c.id, this.positions[c.id]).catch(() => {})));
     const first = this.channels.find((c) => c.id === want) || this.channels.find((c) => this.unread(c.id).mentions) || this.channels[0];
     if (first && !this.current) await this.open(first.id); // a channel the person opened meanwhile stays open
     this.changed();
@@ -193,19 +193,20 @@ export class Session {
     if (globalThis.document?.hidden) return;
     const marks = readMarks(this.model, this.positions, this.current, this.pane === 'thread' ? this.thread : '');
     for (const [context, at] of Object.entries(marks)) {
-      this.positions[context] = at;
+      this.positions[context] = at; // merged with the member's already
       markRead(this.hub, context, at).catch((e) => this.fail(e));
     }
   }
 
   /**
-   * takePosition takes a read position of one of the member's keys: the
-   * maximum counts; one of the open channel that passes the divider row
+   * takePosition takes a read position of one of the member's keys, merged
+   * with the member's; one of the open channel that passes the divider row
    * (read on another device) drops the divider.
    */
   takePosition(context, at) {
-    if (this.positions[context] >= at) return;
-    this.positions[context] = at;
+    const merged = mergePositions(this.positions[context], at);
+    if (!above(merged, this.positions[context])) return;
+    this.positions[context] = merged;
     if (context === this.current && !dividerStays(this.model, this.positions, this.current, this.divider)) this.divider = '';
     this.changed();
   }
