@@ -31,6 +31,9 @@ func (r *Runner) askAgent(ctx context.Context, rn *run, st *workflow.Step, vals 
 	r.mu.Lock()
 	isAgent, name := r.names.IsAgent(agent), r.names.Name(agent)
 	r.mu.Unlock()
+	if strings.HasPrefix(a.Agent, "@") {
+		name = strings.TrimPrefix(a.Agent, "@") // as the definition names it, for the mention and the badge
+	}
 	if !isAgent {
 		return r.outcome(ctx, rn, st, fmt.Errorf("%s is not an agent: ask_agent asks an agent that hive bridge runs", a.Agent), "", "")
 	}
