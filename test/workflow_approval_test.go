@@ -75,11 +75,11 @@ func (e *wfEnv) connectAttested(t *testing.T, owner identity.Keys, device bool) 
 	return c, k.pk
 }
 
-// gateOf waits until run waits at a gate and returns its waiting record's
+// gateOf waits until run waits at its step "gate" and returns its waiting record's
 // body and the request message.
 func (e *wfEnv) gateOf(t *testing.T, run string) (client.RecordBody, nostr.Event) {
 	t.Helper()
-	rec := e.waitRecord(t, run, 20*time.Second, func(r client.RunRecord) bool { return r.Status == kinds.RunWaiting })
+	rec := e.waitRecord(t, run, 20*time.Second, func(r client.RunRecord) bool { return r.Status == kinds.RunWaiting && r.Step == "gate" })
 	evs := e.query(t, nostr.Filter{IDs: []string{rec.ID}})
 	_, b, _ := client.ParseRunRecord(evs[0])
 	if b.For != kinds.WaitApproval || b.Publish == nil || b.Publish.ID != b.Request {

@@ -97,3 +97,43 @@ func TestWorkflowAskAgent(t *testing.T) {
 		t.Fatalf("ghost: %s %q", rec.Status, rec.Reason)
 	}
 }
+
+// examples/workflows/deploy.yaml as written, through the real binaries: a
+// "!deploy api" by alice gets 👀, the reviewer agent (hive bridge over the
+// scripted agent) answers, the gate asks the channel admins (carol) with
+// the reviewer's words in the request, carol's ✅ approves, and the run goes
+// on to the CI call with steps.gate.approved. The CI host is not reachable
+// from a test (it is not in the runner's allow_hosts), so the run ends at
+// the deploy step, saying why, and never posts the done message.
+func TestWorkflowDeployExample(t *testing.T) {
+	e := newWorkflowEnvOf(t, "carol")
+	e.c.ok("channel", "add", "ops", e.tm.npub["carol"], "--role", "admin", "--profile", "alice")
+	e.bridgeAgents(t, map[string]string{"reviewer": fmt.Sprintf("answer = [%q]", e.runnerNpub)})
+	src, err := os.ReadFile(filepath.Join("..", "examples", "workflows", "deploy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.apply(t, "deploy", string(src))
+	cfg, _ := os.ReadFile(e.config)
+	os.WriteFile(e.config, append(cfg, []byte("[secrets]\nCI_TOKEN = {env = \"CI_TOKEN\"}\n")...), 0o600)
+	e.serveEnv(t, []string{"CI_TOKEN=tok-123456"})
+	msg := e.post(t, "!deploy api")
+	run := e.messageRun("deploy", msg)
+	b, req := e.gateOf(t, run)
+	carol := e.keysOf(t, "carol").PublicHex
+	if b.Who != "channel admins" || len(b.Approvers) != 1 || b.Approvers[0] != carol || !strings.Contains(req.Content, "Deploy api? The reviewer says:\nheard") {
+		t.Fatalf("the gate: %+v\n%s", b, req.Content)
+	}
+	if rx := e.query(t, nostr.Filter{Kinds: []int{kinds.Reaction}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{"e": {msg.ID}}}); len(rx) != 1 || rx[0].Content != "👀" {
+		t.Fatalf("the ack: %+v", rx)
+	}
+	react(t, e.as(t, "carol"), req, "✅")
+	rec := e.waitFinal(t, run, 30*time.Second)
+	got := statuses(e.records(t, run))
+	if !strings.Contains(got, "step/review:success waiting/gate:running approved/gate: step/gate:success step/deploy:") || rec.Status != kinds.RunFailed || !strings.HasPrefix(rec.Reason, "at deploy: ") {
+		t.Fatalf("the run: %s %q\n%s", rec.Status, rec.Reason, got)
+	}
+	if strings.Contains(rec.Reason, "tok-123456") || len(e.messagesWith(t, "🚀 Deploying")) != 0 {
+		t.Fatalf("the end: %q", rec.Reason)
+	}
+}

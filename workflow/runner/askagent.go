@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/workflow"
 	"github.com/ainb/hive/workflow/expression"
@@ -31,7 +32,7 @@ func (r *Runner) askAgent(ctx context.Context, rn *run, st *workflow.Step, vals 
 	r.mu.Lock()
 	isAgent, name := r.names.IsAgent(agent), r.names.Name(agent)
 	r.mu.Unlock()
-	if strings.HasPrefix(a.Agent, "@") {
+	if _, err := identity.ParsePublicKey(a.Agent); err != nil {
 		name = strings.TrimPrefix(a.Agent, "@") // as the definition names it, for the mention and the badge
 	}
 	if !isAgent {
