@@ -370,3 +370,28 @@ func TestWorkflowApprovalSurvivesKill9(t *testing.T) {
 	}
 	rp.waitLog(t, "resuming run", time.Second)
 }
+
+// hive chat decides a gate: carol opens the run card's thread in a tmux
+// pane, selects the approval request (it mentions her) and presses a: her
+// ✅ approves and the card's badge moves on to the end.
+func TestWorkflowApprovalChatKey(t *testing.T) {
+	e := newWorkflowEnvOf(t, "bob", "carol")
+	e.apply(t, "tui", gateWorkflow("tui", `{approvers: ["@carol"]}`))
+	e.serve(t)
+	run := e.runID(t, "tui")
+	e.gateOf(t, run)
+	p := startChat(t, e.c.home, 120, 34, "ops", "--profile", "carol")
+	p.waitText("#ops", "▶ tui · run "+run[:8], "waiting for approval (carol) until ")
+	p.keys("C-o") // the timeline: the card is selected
+	p.keys("C-t") // its thread
+	p.waitText("🔐 Approval needed for tui")
+	p.keys("M-k") // the request, the thread's newest row
+	p.keys("a")
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
+	}
+	if a := e.recordBodies(t, run, kinds.RunApproved); len(a) != 1 || a[0].By != e.keysOf(t, "carol").PublicHex {
+		t.Fatalf("approved: %+v", a)
+	}
+	p.waitText("✓ finished", "✅ 1")
+}
