@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
+	"github.com/chromedp/chromedp"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -60,7 +62,7 @@ func (e *wfEnv) connectAttested(t *testing.T, owner identity.Keys, device bool) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Connect(ctx, client.Options{URLs: []string{e.p.URL}, Keys: keys, AuthTag: tag})
+	c, err := client.Connect(ctx, client.Options{URLs: []string{e.hub}, Pin: e.pin, Keys: keys, AuthTag: tag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,4 +396,37 @@ func TestWorkflowApprovalChatKey(t *testing.T) {
 		t.Fatalf("approved: %+v", a)
 	}
 	p.waitText("✓ finished", "✅ 1")
+}
+
+// The web chat decides a gate: carol signs in with her key, opens the run
+// card's thread in #ops, and the approval request that mentions her shows
+// Approve and Deny; Approve reacts ✅, the runner approves, and the card's
+// badge moves on to the end. Seen at phone and desktop width.
+func TestWorkflowApprovalWebButton(t *testing.T) {
+	e := newWorkflowEnvAt(t, true, "bob", "carol")
+	e.apply(t, "web", gateWorkflow("web", `{approvers: ["@carol"]}`))
+	e.serve(t)
+	run := e.runID(t, "web")
+	b, _ := e.gateOf(t, run)
+	w := &webTeam{h: e.web, cli: e.c, b: newBrowser(t, e.pin)}
+	w.importKey(t, e.tm.keys["carol"])
+	w.openChannel(t, "ops")
+	card := w.waitMessage(t, tid("timeline"), "▶ web · run "+run[:8])
+	w.b.waitUntil("the card's badge waits for carol", fmt.Sprintf(`(document.querySelector(%q)?.textContent || "").includes("waiting for approval (carol) until ")`, messageSel(card)+" "+tid("run-badge")))
+	w.b.do("scroll to the card", evalDo(fmt.Sprintf(`document.querySelector(%q).scrollIntoView()`, messageSel(card))))
+	w.b.click(messageSel(card) + " " + tid("thread-replies"))
+	w.b.waitVisible(tid("thread-pane") + " " + messageSel(b.Request) + " " + tid("approve"))
+	w.b.do("phone width", chromedp.EmulateViewport(390, 844))
+	w.b.screenshot("approval-phone")
+	w.b.do("desktop width", chromedp.EmulateViewport(1280, 800))
+	w.b.screenshot("approval-desktop")
+	w.b.click(tid("thread-pane") + " " + messageSel(b.Request) + " " + tid("approve"))
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
+	}
+	if a := e.recordBodies(t, run, kinds.RunApproved); len(a) != 1 || a[0].By != e.keysOf(t, "carol").PublicHex {
+		t.Fatalf("approved: %+v", a)
+	}
+	w.b.waitUntil("the card's badge says finished", fmt.Sprintf(`(document.querySelector(%q)?.textContent || "").includes("✓ finished")`, messageSel(card)+" "+tid("run-badge")))
+	w.b.noConsoleErrors()
 }

@@ -21,7 +21,7 @@ func (e *wfEnv) bridgeAgents(t *testing.T, agents map[string]string) {
 	t.Helper()
 	bin := goTool(t, "acpagent")
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "hub = %q\nstate_dir = \"bridge-state\"\n", e.p.URL)
+	fmt.Fprintf(&cfg, "hub = %q\npin = %q\nstate_dir = \"bridge-state\"\n", e.hub, e.pin)
 	for name, lines := range agents {
 		kf := filepath.Join(e.dir, name+".key")
 		var k struct{ Npub string }
