@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
+	"github.com/chromedp/chromedp"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -60,7 +62,7 @@ func (e *wfEnv) connectAttested(t *testing.T, owner identity.Keys, device bool) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Connect(ctx, client.Options{URLs: []string{e.p.URL}, Keys: keys, AuthTag: tag})
+	c, err := client.Connect(ctx, client.Options{URLs: []string{e.hub}, Pin: e.pin, Keys: keys, AuthTag: tag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +77,11 @@ func (e *wfEnv) connectAttested(t *testing.T, owner identity.Keys, device bool) 
 	return c, k.pk
 }
 
-// gateOf waits until run waits at a gate and returns its waiting record's
+// gateOf waits until run waits at its step "gate" and returns its waiting record's
 // body and the request message.
 func (e *wfEnv) gateOf(t *testing.T, run string) (client.RecordBody, nostr.Event) {
 	t.Helper()
-	rec := e.waitRecord(t, run, 20*time.Second, func(r client.RunRecord) bool { return r.Status == kinds.RunWaiting })
+	rec := e.waitRecord(t, run, 20*time.Second, func(r client.RunRecord) bool { return r.Status == kinds.RunWaiting && r.Step == "gate" })
 	evs := e.query(t, nostr.Filter{IDs: []string{rec.ID}})
 	_, b, _ := client.ParseRunRecord(evs[0])
 	if b.For != kinds.WaitApproval || b.Publish == nil || b.Publish.ID != b.Request {
@@ -106,6 +108,28 @@ func (e *wfEnv) waitEvent(t *testing.T, f nostr.Filter, within time.Duration) no
 		t.Fatalf("no event %+v within %v", f, within)
 	}
 	return nostr.Event{}
+}
+
+// waitMessage waits until ops holds a message by the runner containing s.
+func (e *wfEnv) waitMessage(t *testing.T, s string, within time.Duration) nostr.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	sub, err := e.alice.Subscribe(ctx, nostr.Filter{Kinds: []int{kinds.Message}, Authors: []string{e.runnerHex}, Tags: nostr.TagMap{"h": {"ops"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	for {
+		select {
+		case ev := <-sub.Events():
+			if strings.Contains(ev.Content, s) {
+				return ev
+			}
+		case <-ctx.Done():
+			t.Fatalf("no message %q within %v", s, within)
+		}
+	}
 }
 
 // react publishes a reaction by c on ev.
@@ -240,4 +264,169 @@ func sortedCopy(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+// The other ways to decide, through the real binaries. min 2: bob's hive
+// workflow approve is exit 3 naming who may, and sends nothing; carol's
+// paired device approves as carol (one of two); dave's hive workflow
+// approve --note completes it: the approved record lists both, by dave.
+// A deny by carol's hive workflow approve --deny --note fails the run at
+// the gate with her name and note (run --wait exit 5). A gate nobody
+// decides times out per on_timeout: fail, with the badge and a note that
+// mentions the one who started the run.
+func TestWorkflowApprovalCLIDeviceDenyTimeout(t *testing.T) {
+	e := newWorkflowEnvOf(t, "bob", "carol", "dave")
+	e.apply(t, "pair", gateWorkflow("pair", `{approvers: ["@carol", "@dave"], min: 2}`))
+	e.apply(t, "deny", gateWorkflow("deny", `{approvers: ["@carol"]}`))
+	e.apply(t, "late", gateWorkflow("late", `{approvers: ["@carol"], timeout: 2s}`))
+	e.serve(t)
+	carol, dave := e.keysOf(t, "carol").PublicHex, e.keysOf(t, "dave").PublicHex
+
+	run := e.runID(t, "pair")
+	_, req := e.gateOf(t, run)
+	out, stderr, code := e.c.run("workflow", "approve", run, "--profile", "bob")
+	if code != 3 || !strings.Contains(stderr, "you may not decide run "+run[:8]+"'s gate gate: not an approver (approvers: carol, dave); who may: carol, dave") {
+		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, stderr)
+	}
+	if rx := e.query(t, nostr.Filter{Kinds: []int{kinds.Reaction}, Tags: nostr.TagMap{"e": {req.ID}}}); len(rx) != 0 {
+		t.Fatalf("bob's refused approve sent %d reactions", len(rx))
+	}
+	phone, _ := e.connectAttested(t, e.keysOf(t, "carol"), true)
+	react(t, phone, req, "✅")
+	e.c.ok("workflow", "approve", run, "--note", "lgtm", "--profile", "dave")
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
+	}
+	approved := e.recordBodies(t, run, kinds.RunApproved)
+	if len(approved) != 1 || approved[0].By != dave || !slices.Equal(approved[0].Approvals, []string{carol, dave}) || approved[0].Reason != "approved by carol, dave" {
+		t.Fatalf("approved: %+v", approved)
+	}
+	if n := len(e.messagesWith(t, "pair went on: true by dave note lgtm")); n != 1 {
+		t.Fatalf("the step after the gate posted %d times", n)
+	}
+	if ig := e.recordBodies(t, run, kinds.RunIgnored); len(ig) != 0 {
+		t.Fatalf("the device's approval was ignored: %+v", ig)
+	}
+
+	run = e.runID(t, "deny")
+	e.gateOf(t, run)
+	e.c.ok("workflow", "approve", run, "--deny", "--note", "not today", "--profile", "carol")
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFailed || rec.Reason != "at gate: denied by carol: not today" {
+		t.Fatalf("the denied run: %s %q", rec.Status, rec.Reason)
+	}
+	if d := e.recordBodies(t, run, kinds.RunDenied); len(d) != 1 || d[0].By != carol || d[0].Note != "not today" {
+		t.Fatalf("denied: %+v", d)
+	}
+	if n := len(e.messagesWith(t, "deny went on")); n != 0 {
+		t.Fatalf("a denied gate went on (%d posts)", n)
+	}
+	_, stderr, code = e.c.run("workflow", "approve", run, "--profile", "carol")
+	if code != 4 || !strings.Contains(stderr, "run "+run[:8]+" waits for no approval now") {
+		t.Fatalf("approve after the end: exit %d %s", code, stderr)
+	}
+
+	out, stderr, code = e.c.run("workflow", "run", "late", "--wait", "--profile", "bob")
+	run = strings.SplitN(out, "\n", 2)[0]
+	if code != 5 || !strings.Contains(stderr, "failed: at gate: approval timed out after 2s") {
+		t.Fatalf("the late run: exit %d\n%s%s", code, out, stderr)
+	}
+	e.waitMessage(t, "✗ late failed at gate: approval timed out after 2s (started by @bob)", 10*time.Second)
+	if n := len(e.messagesWith(t, "✗ late failed at gate: approval timed out after 2s (started by @bob)")); n != 1 {
+		t.Fatalf("failure notes: %d", n)
+	}
+	if text := e.c.ok("read", "ops", "--profile", "carol"); !strings.Contains(text, "✗ failed at gate: approval timed out after 2s") {
+		t.Fatalf("hive read shows no failure badge:\n%s", text)
+	}
+}
+
+// A gate waits durably: the runner is killed -9 while it waits, carol
+// approves while it is down, and the runner started again counts her
+// approval: one approved record, the next step posts once, one finished
+// record; the time that remains is what it waits.
+func TestWorkflowApprovalSurvivesKill9(t *testing.T) {
+	e := newWorkflowEnvOf(t, "bob", "carol")
+	e.apply(t, "durable", gateWorkflow("durable", `{approvers: ["@carol"], timeout: 1h}`))
+	rp := e.serve(t)
+	run := e.runID(t, "durable")
+	b, req := e.gateOf(t, run)
+	rp.kill9()
+	react(t, e.as(t, "carol"), req, "✅")
+	rp = e.serve(t)
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
+	}
+	if a := e.recordBodies(t, run, kinds.RunApproved); len(a) != 1 || a[0].By != e.keysOf(t, "carol").PublicHex {
+		t.Fatalf("approved: %+v", a)
+	}
+	if n := len(e.messagesWith(t, "durable went on: true by carol")); n != 1 {
+		t.Fatalf("the step after the gate posted %d times", n)
+	}
+	if n := len(e.messagesWith(t, "🔐 Approval needed for durable")); n != 1 {
+		t.Fatalf("%d approval requests", n)
+	}
+	if w := e.recordBodies(t, run, kinds.RunWaiting); len(w) != 1 || w[0].Until != b.Until {
+		t.Fatalf("waiting records: %+v", w)
+	}
+	if f := e.recordBodies(t, run, kinds.RunFinished); len(f) != 1 {
+		t.Fatalf("%d finished records", len(f))
+	}
+	rp.waitLog(t, "resuming run", time.Second)
+}
+
+// hive chat decides a gate: carol opens the run card's thread in a tmux
+// pane, selects the approval request (it mentions her) and presses a: her
+// ✅ approves and the card's badge moves on to the end.
+func TestWorkflowApprovalChatKey(t *testing.T) {
+	e := newWorkflowEnvOf(t, "bob", "carol")
+	e.apply(t, "tui", gateWorkflow("tui", `{approvers: ["@carol"]}`))
+	e.serve(t)
+	run := e.runID(t, "tui")
+	e.gateOf(t, run)
+	p := startChat(t, e.c.home, 120, 34, "ops", "--profile", "carol")
+	p.waitText("#ops", "▶ tui · run "+run[:8], "waiting for approval (carol) until ")
+	p.keys("C-o") // the timeline: the card is selected
+	p.keys("C-t") // its thread
+	p.waitText("🔐 Approval needed for tui")
+	p.keys("M-k") // the request, the thread's newest row
+	p.keys("a")
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
+	}
+	if a := e.recordBodies(t, run, kinds.RunApproved); len(a) != 1 || a[0].By != e.keysOf(t, "carol").PublicHex {
+		t.Fatalf("approved: %+v", a)
+	}
+	p.waitText("✓ finished", "✅ 1")
+}
+
+// The web chat decides a gate: carol signs in with her key, opens the run
+// card's thread in #ops, and the approval request that mentions her shows
+// Approve and Deny; Approve reacts ✅, the runner approves, and the card's
+// badge moves on to the end. Seen at phone and desktop width.
+func TestWorkflowApprovalWebButton(t *testing.T) {
+	e := newWorkflowEnvAt(t, true, "bob", "carol")
+	e.apply(t, "web", gateWorkflow("web", `{approvers: ["@carol"]}`))
+	e.serve(t)
+	run := e.runID(t, "web")
+	b, _ := e.gateOf(t, run)
+	w := &webTeam{h: e.web, cli: e.c, b: newBrowser(t, e.pin)}
+	w.importKey(t, e.tm.keys["carol"])
+	w.openChannel(t, "ops")
+	card := w.waitMessage(t, tid("timeline"), "▶ web · run "+run[:8])
+	w.b.waitUntil("the card's badge waits for carol", fmt.Sprintf(`(document.querySelector(%q)?.textContent || "").includes("waiting for approval (carol) until ")`, messageSel(card)+" "+tid("run-badge")))
+	w.b.do("scroll to the card", evalDo(fmt.Sprintf(`document.querySelector(%q).scrollIntoView()`, messageSel(card))))
+	w.b.click(messageSel(card) + " " + tid("thread-replies"))
+	w.b.waitVisible(tid("thread-pane") + " " + messageSel(b.Request) + " " + tid("approve"))
+	w.b.do("phone width", chromedp.EmulateViewport(390, 844))
+	w.b.screenshot("approval-phone")
+	w.b.do("desktop width", chromedp.EmulateViewport(1280, 800))
+	w.b.screenshot("approval-desktop")
+	w.b.click(tid("thread-pane") + " " + messageSel(b.Request) + " " + tid("approve"))
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("the run ended %s: %s", rec.Status, rec.Reason)
+	}
+	if a := e.recordBodies(t, run, kinds.RunApproved); len(a) != 1 || a[0].By != e.keysOf(t, "carol").PublicHex {
+		t.Fatalf("approved: %+v", a)
+	}
+	w.b.waitUntil("the card's badge says finished", fmt.Sprintf(`(document.querySelector(%q)?.textContent || "").includes("✓ finished")`, messageSel(card)+" "+tid("run-badge")))
+	w.b.noConsoleErrors()
 }

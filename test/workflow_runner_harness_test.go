@@ -23,6 +23,8 @@ import (
 // its config: what `hive workflow serve` needs.
 type wfEnv struct {
 	p          *hubProc
+	hub, pin   string  // the hub's websocket URL, and its TLS pin ("" without TLS)
+	web        *webHub // the TLS hub of newWorkflowEnvAt(t, true, ...)
 	c          *cli
 	tm         cliTeam
 	dir        string
@@ -41,11 +43,24 @@ func newWorkflowEnv(t *testing.T) *wfEnv {
 // newWorkflowEnvOf is newWorkflowEnv with these members besides alice.
 func newWorkflowEnvOf(t *testing.T, members ...string) *wfEnv {
 	t.Helper()
+	return newWorkflowEnvAt(t, false, members...)
+}
+
+// newWorkflowEnvAt is newWorkflowEnvOf over a TLS hub (self-signed, its
+// pin trusted) when tls, as the web chat's tests need.
+func newWorkflowEnvAt(t *testing.T, tls bool, members ...string) *wfEnv {
+	t.Helper()
 	e := &wfEnv{dir: t.TempDir(), c: newCLI(t)}
 	data := filepath.Join(e.dir, "hub")
-	e.p = startProc(t, data, freeAddr(t))
+	if tls {
+		e.web = startWebHubAt(t, data, freeAddr(t))
+		e.p, e.hub, e.pin = e.web.hubProc, e.web.WS, e.web.Pin
+	} else {
+		e.p = startProc(t, data, freeAddr(t))
+		e.hub = e.p.URL
+	}
 	adminKey := filepath.Join(data, "admin.key")
-	e.tm = setUpCLITeam(t, e.c, cliTeamSpec{hub: e.p.URL, admin: "alice", adminKey: adminKey, nameAdmin: true,
+	e.tm = setUpCLITeam(t, e.c, cliTeamSpec{hub: e.hub, pin: e.pin, admin: "alice", adminKey: adminKey, nameAdmin: true,
 		members: members, creator: "alice", channels: []string{"ops"}})
 	rk := filepath.Join(e.dir, "runner.key")
 	var k struct{ Npub string }
@@ -57,7 +72,7 @@ func newWorkflowEnvOf(t *testing.T, members ...string) *wfEnv {
 	os.WriteFile(filepath.Join(e.dir, "runner.tag"), append(att.Tag, '\n'), 0o600)
 	e.c.ok("channel", "add", "ops", k.Npub, "--profile", "alice")
 	e.config = filepath.Join(e.dir, "runner.toml")
-	os.WriteFile(e.config, []byte(fmt.Sprintf("hub = %q\nkey = \"runner.key\"\nattestation = \"runner.tag\"\nstate_dir = \"state\"\n", e.p.URL)), 0o600)
+	os.WriteFile(e.config, []byte(fmt.Sprintf("hub = %q\npin = %q\nkey = \"runner.key\"\nattestation = \"runner.tag\"\nstate_dir = \"state\"\n", e.hub, e.pin)), 0o600)
 	keys, err := identity.LoadKeyFile(adminKey, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +80,7 @@ func newWorkflowEnvOf(t *testing.T, members ...string) *wfEnv {
 	e.aliceHex = keys.PublicHex
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if e.alice, err = client.Connect(ctx, client.Options{URLs: []string{e.p.URL}, Keys: keys}); err != nil {
+	if e.alice, err = client.Connect(ctx, client.Options{URLs: []string{e.hub}, Pin: e.pin, Keys: keys}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.alice.Close)
@@ -250,7 +265,7 @@ func (e *wfEnv) as(t *testing.T, profile string) *client.Client {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Connect(ctx, client.Options{URLs: []string{e.p.URL}, Keys: keys})
+	c, err := client.Connect(ctx, client.Options{URLs: []string{e.hub}, Pin: e.pin, Keys: keys})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ type Row struct {
 	Root      string          `json:"root,omitempty"`       // the thread root this row replies in
 	ReplyTo   string          `json:"reply_to,omitempty"`   // the message it answers
 	Mentions  []string        `json:"mentions,omitempty"`   // p-tagged keys
+	Approval  *Approval       `json:"approval,omitempty"`   // a workflow's approval request: the run and the gate's step
 	Reactions []Reaction      `json:"reactions,omitempty"`  // per emoji, first reacted first
 	Receipts  []Receipt       `json:"receipts,omitempty"`   // per agent (sorted by key): where its answer stands
 	Run       *RunBadge       `json:"run,omitempty"`        // a workflow run's card: its newest record by the card's author
@@ -59,6 +60,7 @@ type row struct {
 	text                string
 	parent, root        string // "" for a top-level row
 	mentions            []string
+	approval            *Approval
 	quote, quoteAuthor  string // the message it quotes, and its author as the q tag or reference names it
 }
 
@@ -82,11 +84,22 @@ func newRow(ev *nostr.Event) *row {
 		if len(t) >= 2 && t[0] == "p" {
 			r.mentions = append(r.mentions, t[1])
 		}
+		if len(t) >= 3 && t[0] == "approval" && r.approval == nil && ev.Kind == kinds.Message {
+			r.approval = &Approval{Run: t[1], Step: t[2]}
+		}
 	}
 	if ev.Kind != kinds.SystemRow {
 		r.quote, r.quoteAuthor = quoteOf(ev)
 	}
 	return r
+}
+
+// Approval is what an approval request names (its ["approval", run, step]
+// tag, spec/workflows.md "Approval gates"): surfaces offer approve and deny
+// on it to the people it mentions.
+type Approval struct {
+	Run  string `json:"run"`
+	Step string `json:"step"`
 }
 
 func channelOf(ev *nostr.Event) string { return tagOf(ev, "h") }
@@ -107,6 +120,7 @@ func (m *Model) view(r *row) Row {
 		out.Deleted, out.Text, out.Mentions = true, "", nil
 	} else {
 		out.Quote = m.quote(r)
+		out.Approval = r.approval
 	}
 	var edit *overlay
 	var rxs []Reaction // in first-reacted order

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ approvers; nothing is sent); 4 when the run waits for no approval.`,
 					for _, k := range g.Eligible() {
 						may = append(may, names.Name(k))
 					}
+					slices.Sort(may)
 					return exitWith(exitRefused, fmt.Errorf("you may not decide run %s's gate %s: %s; who may: %s", g.Run[:8], g.Step, why, strings.Join(may, ", ")))
 				}
 				reqs, err := s.Query(ctx, nostr.Filter{IDs: []string{g.Request}})

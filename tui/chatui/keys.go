@@ -35,7 +35,7 @@ func actions() []action {
 		{"next_channel", []string{"ctrl+n", "alt+down"}, "next channel"},
 		{"prev_channel", []string{"ctrl+p", "alt+up"}, "previous channel"},
 		{"next_unread", []string{"alt+a", "ctrl+x"}, "next channel with unread messages (mentions first)"},
-		{"focus", []string{"ctrl+o"}, "move focus: composer, timeline, sidebar"},
+		{"focus", []string{"ctrl+o"}, "move focus: composer, timeline (Enter opens a thread; a / d approve or deny an approval request that mentions you), sidebar"},
 		{"select_up", []string{"ctrl+up", "alt+k"}, "select the message above"},
 		{"select_down", []string{"ctrl+down", "alt+j"}, "select the message below"},
 		{"agent", []string{"ctrl+g"}, "open the agent pane (your agent's live transcript; 1-9 answer a permission request)"},

@@ -169,6 +169,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case onSidebar:
 		return m.sidebarKey(k)
 	case onTimeline:
+		if cmd, ok := m.approvalKey(k); ok {
+			return cmd
+		}
 		if k.String() == "enter" {
 			m.openThread(m.selected)
 			return nil

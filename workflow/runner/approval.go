@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/identity"
@@ -48,17 +47,9 @@ func (r *Runner) approval(ctx context.Context, rn *run, st *workflow.Step, vals 
 		return false, err
 	}
 	g.Request, g.Until = signed.ID, until.Unix()
-	mb := r.waits.add(signed.ID)
-	defer r.waits.remove(signed.ID)
 	b := client.RecordBody{For: kinds.WaitApproval, Who: g.Who, Request: g.Request, Approvers: g.Approvers, Min: g.Min, AllowSelf: g.AllowSelf,
 		Until: g.Until, Publish: &signed}
-	if err := r.record(ctx, rn, rn.card.ID, kinds.RunWaiting, st, kinds.StepRunning, b); err != nil {
-		return false, err
-	}
-	if err := r.republish(ctx, signed); err != nil {
-		return r.outcome(ctx, rn, st, fmt.Errorf("the approval request: %w", err), "", "")
-	}
-	return r.gateWait(ctx, rn, st, g, mb)
+	return r.waiting(ctx, rn, st, b, true, func(mb *mailbox) (bool, error) { return r.gateWait(ctx, rn, st, g, mb) })
 }
 
 // resumeApproval goes on with a gate whose waiting record b a restart
@@ -66,14 +57,7 @@ func (r *Runner) approval(ctx context.Context, rn *run, st *workflow.Step, vals 
 // the runner was down read from the hub, the wait for the time that remains.
 func (r *Runner) resumeApproval(ctx context.Context, rn *run, st *workflow.Step, b client.RecordBody) (bool, error) {
 	g, _ := client.GateOf(client.RunRecord{Run: rn.id, Status: kinds.RunWaiting, Step: st.ID, Runner: r.me}, b, r.actsFor(rn.initiator))
-	mb := r.waits.add(g.Request)
-	defer r.waits.remove(g.Request)
-	if b.Publish != nil {
-		if err := r.republish(ctx, *b.Publish); err != nil {
-			return false, err
-		}
-	}
-	return r.gateWait(ctx, rn, st, g, mb)
+	return r.waiting(ctx, rn, st, b, false, func(mb *mailbox) (bool, error) { return r.gateWait(ctx, rn, st, g, mb) })
 }
 
 // resolveGate resolves a step's approvers to the keys of people, and says
@@ -163,40 +147,9 @@ func (r *Runner) gateWait(ctx context.Context, rn *run, st *workflow.Step, g cli
 	if done, ok, err := r.gateRecords(ctx, rn, st, gs); done {
 		return ok, err
 	}
-	stored, err := r.c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Reaction}, Tags: nostr.TagMap{"e": {g.Request}}, Limit: 5000})
-	if err != nil {
-		return false, err
-	}
-	slices.SortFunc(stored, func(a, b nostr.Event) int {
-		if older(a, b) {
-			return -1
-		}
-		return 1
-	})
-	for _, ev := range stored {
-		if done, ok, err := r.consider(ctx, rn, st, gs, ev); done {
-			return ok, err
-		}
-	}
-	timer := time.NewTimer(time.Until(time.Unix(g.Until, 0).Add(-r.opt.ClockOffset)))
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case by := <-rn.cancel:
-			rn.cancel <- by // exec records the cancel
-			return true, nil
-		case <-timer.C:
-			return r.gateTimeout(ctx, rn, st)
-		case <-mb.kick:
-			for _, ev := range mb.take() {
-				if done, ok, err := r.consider(ctx, rn, st, gs, ev); done {
-					return ok, err
-				}
-			}
-		}
-	}
+	return r.waitOn(ctx, rn, mb, nostr.Filter{Kinds: []int{kinds.Reaction}, Tags: nostr.TagMap{"e": {g.Request}}, Limit: 5000}, g.Until,
+		func(ev nostr.Event) (bool, bool, error) { return r.consider(ctx, rn, st, gs, ev) },
+		func() (bool, error) { return r.gateTimeout(ctx, rn, st) })
 }
 
 // gateRecords reads the gate's own records: the reactions already decided

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/ainb/hive/client"
+	"github.com/ainb/hive/identity"
 	"github.com/ainb/hive/kinds"
 	"github.com/ainb/hive/workflow"
 	"github.com/ainb/hive/workflow/expression"
@@ -31,6 +30,9 @@ func (r *Runner) askAgent(ctx context.Context, rn *run, st *workflow.Step, vals 
 	r.mu.Lock()
 	isAgent, name := r.names.IsAgent(agent), r.names.Name(agent)
 	r.mu.Unlock()
+	if _, err := identity.ParsePublicKey(a.Agent); err != nil {
+		name = strings.TrimPrefix(a.Agent, "@") // as the definition names it, for the mention and the badge
+	}
 	if !isAgent {
 		return r.outcome(ctx, rn, st, fmt.Errorf("%s is not an agent: ask_agent asks an agent that hive bridge runs", a.Agent), "", "")
 	}
@@ -44,70 +46,26 @@ func (r *Runner) askAgent(ctx context.Context, rn *run, st *workflow.Step, vals 
 	if err != nil {
 		return false, err
 	}
-	mb := r.waits.add(signed.ID)
-	defer r.waits.remove(signed.ID)
 	b := client.RecordBody{For: kinds.WaitAgent, Who: name, Agent: agent, Request: signed.ID, Until: r.now().Add(st.Timeout).Unix(), Publish: &signed}
-	if err := r.record(ctx, rn, rn.card.ID, kinds.RunWaiting, st, kinds.StepRunning, b); err != nil {
-		return false, err
-	}
-	if err := r.republish(ctx, signed); err != nil {
-		return r.outcome(ctx, rn, st, fmt.Errorf("the mention: %w", err), "", "")
-	}
-	return r.agentWait(ctx, rn, st, b, mb)
+	return r.waiting(ctx, rn, st, b, true, func(mb *mailbox) (bool, error) { return r.agentWait(ctx, rn, st, b, mb) })
 }
 
 // resumeAskAgent goes on with an ask_agent step whose waiting record a
 // restart found: the mention sent again (the same id), the receipts the
 // hub holds read, the wait for the time that remains.
 func (r *Runner) resumeAskAgent(ctx context.Context, rn *run, st *workflow.Step, b client.RecordBody) (bool, error) {
-	mb := r.waits.add(b.Request)
-	defer r.waits.remove(b.Request)
-	if b.Publish != nil {
-		if err := r.republish(ctx, *b.Publish); err != nil {
-			return false, err
-		}
-	}
-	return r.agentWait(ctx, rn, st, b, mb)
+	return r.waiting(ctx, rn, st, b, false, func(mb *mailbox) (bool, error) { return r.agentWait(ctx, rn, st, b, mb) })
 }
 
 // agentWait waits for the agent's final receipt on the mention: answered
 // (the reply's text is the step's text), failed or not-answered (the step
 // fails with the receipt's reason), or none before the end.
 func (r *Runner) agentWait(ctx context.Context, rn *run, st *workflow.Step, b client.RecordBody, mb *mailbox) (bool, error) {
-	stored, err := r.c.Query(ctx, nostr.Filter{Kinds: []int{kinds.Receipt}, Authors: []string{b.Agent}, Tags: nostr.TagMap{"e": {b.Request}}, Limit: 100})
-	if err != nil {
-		return false, err
-	}
-	slices.SortFunc(stored, func(x, y nostr.Event) int {
-		if older(x, y) {
-			return -1
-		}
-		return 1
-	})
-	for _, ev := range stored {
-		if done, ok, err := r.receipt(ctx, rn, st, b, ev); done {
-			return ok, err
-		}
-	}
-	timer := time.NewTimer(time.Until(time.Unix(b.Until, 0).Add(-r.opt.ClockOffset)))
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case by := <-rn.cancel:
-			rn.cancel <- by // exec records the cancel
-			return true, nil
-		case <-timer.C:
+	return r.waitOn(ctx, rn, mb, nostr.Filter{Kinds: []int{kinds.Receipt}, Authors: []string{b.Agent}, Tags: nostr.TagMap{"e": {b.Request}}, Limit: 100}, b.Until,
+		func(ev nostr.Event) (bool, bool, error) { return r.receipt(ctx, rn, st, b, ev) },
+		func() (bool, error) {
 			return r.outcome(ctx, rn, st, fmt.Errorf("%s did not answer within %s (is its bridge running? hive who shows it)", b.Who, workflow.Human(st.Timeout)), "", "")
-		case <-mb.kick:
-			for _, ev := range mb.take() {
-				if done, ok, err := r.receipt(ctx, rn, st, b, ev); done {
-					return ok, err
-				}
-			}
-		}
-	}
+		})
 }
 
 // receipt applies one receipt of the agent on the mention; done: the step

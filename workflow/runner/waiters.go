@@ -1,9 +1,15 @@
 package runner
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"sync"
+	"time"
 
+	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/kinds"
+	"github.com/ainb/hive/workflow"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -75,4 +81,69 @@ func (mb *mailbox) take() []nostr.Event {
 	evs := mb.evs
 	mb.evs = nil
 	return evs
+}
+
+// waiting sends the event a waiting step waits on (b.Publish, signed and
+// named by b.Request) and waits with wait: a fresh step records b first
+// (so that a restart sends the same event again), a resumed one found it.
+func (r *Runner) waiting(ctx context.Context, rn *run, st *workflow.Step, b client.RecordBody, fresh bool, wait func(*mailbox) (bool, error)) (bool, error) {
+	mb := r.waits.add(b.Request)
+	defer r.waits.remove(b.Request)
+	if fresh {
+		if err := r.record(ctx, rn, rn.card.ID, kinds.RunWaiting, st, kinds.StepRunning, b); err != nil {
+			return false, err
+		}
+	}
+	if b.Publish != nil {
+		if err := r.republish(ctx, *b.Publish); err != nil {
+			if fresh {
+				return r.outcome(ctx, rn, st, fmt.Errorf("sending %s: %w", st.Action, err), "", "")
+			}
+			return false, err
+		}
+	}
+	return wait(mb)
+}
+
+// waitOn is a waiting step's loop: each event the hub holds (f: what was
+// stored while nobody waited, too), oldest first, then each that comes to
+// mb, goes to each until it says the step is done (ok, err: how it ended);
+// until (unix seconds on the runner's clock) ends it with late; a cancel
+// ends it for exec to record.
+func (r *Runner) waitOn(ctx context.Context, rn *run, mb *mailbox, f nostr.Filter, until int64,
+	each func(nostr.Event) (done, ok bool, err error), late func() (bool, error)) (bool, error) {
+	stored, err := r.c.Query(ctx, f)
+	if err != nil {
+		return false, err
+	}
+	slices.SortFunc(stored, func(a, b nostr.Event) int {
+		if older(a, b) {
+			return -1
+		}
+		return 1
+	})
+	for _, ev := range stored {
+		if done, ok, err := each(ev); done {
+			return ok, err
+		}
+	}
+	timer := time.NewTimer(time.Until(time.Unix(until, 0).Add(-r.opt.ClockOffset)))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case by := <-rn.cancel:
+			rn.cancel <- by // exec records the cancel
+			return true, nil
+		case <-timer.C:
+			return late()
+		case <-mb.kick:
+			for _, ev := range mb.take() {
+				if done, ok, err := each(ev); done {
+					return ok, err
+				}
+			}
+		}
+	}
 }

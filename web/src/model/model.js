@@ -217,6 +217,8 @@ function newRow (ev) {
     root: '',
     mentions: (ev.tags || []).filter(t => t.length >= 2 && t[0] === 'p').map(t => t[1])
   }
+  const appr = ev.kind === KIND.Message && (ev.tags || []).find(t => t.length >= 3 && t[0] === 'approval')
+  if (appr) r.approval = { run: appr[1], step: appr[2] }
   r.k = { t: r.own, id: r.id }
   const q = ev.kind === KIND.SystemRow ? { id: '', author: '' } : quoteOf(ev)
   r.quote = q.id

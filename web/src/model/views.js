@@ -33,6 +33,7 @@ function view (m, r) {
     out.mentions = []
   } else {
     out.quote = quoteView(m, r)
+    if (r.approval) out.approval = { ...r.approval }
   }
   let edit = null
   const rxs = [] // {emoji, who, first} in first-seen order

@@ -14,7 +14,7 @@ export const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉', '👀', '🚀'
  * means the node can be reused as it is.
  */
 export function signature(row, view) {
-  return JSON.stringify([row.pending, row.attempt, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.run, row.replies, row.last_reply,
+  return JSON.stringify([row.pending, row.attempt, row.reason, row.text, row.edited, row.edited_at, row.deleted, row.reactions, row.receipts, row.run, row.approval, row.replies, row.last_reply,
     view.first, view.author, view.mine, view.mentionsMe, view.inThread, view.text, view.mentioned, view.quote]);
 }
 
@@ -42,6 +42,16 @@ function runBadge(row) {
   if (!row.run) return null;
   return h('div', { class: 'receipts' }, h('span', { class: 'receipt run', 'data-testid': 'run-badge', 'data-status': row.run.status, 'data-run': row.run.run,
     title: row.run.reason || '' }, runWords(row.run, hhmm)));
+}
+
+// approvalButtons decide a workflow's approval request that mentions the
+// member: ✅ or ❌ on it, as hive chat's a and d (the runner says whether it
+// counted, on the run's card).
+function approvalButtons(row, view, ctx) {
+  if (!row.approval || !view.mentionsMe) return null;
+  return h('div', { class: 'approval-actions', role: 'group', 'aria-label': 'approval' },
+    h('button', { type: 'button', class: 'primary', 'data-testid': 'approve', onclick: () => ctx.react(row, '✅') }, 'Approve'),
+    h('button', { type: 'button', class: 'danger', 'data-testid': 'deny', onclick: () => ctx.react(row, '❌') }, 'Deny'));
 }
 
 function picker(row, ctx, close) {
@@ -113,7 +123,7 @@ export function messageNode(row, view, ctx) {
     node.append(pendingLine(row, ctx));
     return node;
   }
-  if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '', runBadge(row) || '');
+  if (!row.deleted) node.append(reactionChips(row, ctx) || '', receiptBadges(row, ctx) || '', runBadge(row) || '', approvalButtons(row, view, ctx) || '');
   if (!view.inThread && row.replies > 0) {
     const n = row.replies === 1 ? '1 reply' : `${row.replies} replies`;
     node.append(h('button', { type: 'button', class: 'link thread-link', 'data-testid': 'thread-replies', 'data-replies': row.replies,
