@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ainb/hive/kinds"
 	"github.com/nbd-wtf/go-nostr"
@@ -187,6 +188,26 @@ func (w Workflow) Republished(enabled bool) nostr.Event {
 	if ev.CreatedAt <= nostr.Timestamp(w.CreatedAt) { // a version within the same second
 		ev.CreatedAt = nostr.Timestamp(w.CreatedAt) + 1
 	}
+	return w.toggled(ev, enabled)
+}
+
+// RepublishedNow is Republished signed no earlier than now: it waits
+// (at most a second) until the clock is past w's version, so that the new
+// version is newer without a created_at in the future. A future version
+// would make the runner pass over a trigger posted before it (a message
+// older than the version it runs), such as one sent right after enable.
+func (w Workflow) RepublishedNow(ctx context.Context, enabled bool) (nostr.Event, error) {
+	wait := time.NewTimer(time.Until(time.Unix(w.CreatedAt+1, 0)))
+	defer wait.Stop()
+	select {
+	case <-wait.C:
+	case <-ctx.Done():
+		return nostr.Event{}, ctx.Err()
+	}
+	return w.Republished(enabled), nil
+}
+
+func (w Workflow) toggled(ev nostr.Event, enabled bool) nostr.Event {
 	if !enabled {
 		ev.Tags = append(ev.Tags, nostr.Tag{"enabled", "false"})
 	}

@@ -80,11 +80,19 @@ func TestWorkflowLoopsBudgetsControls(t *testing.T) {
 	if n := len(e.claims(t, "loop")); n != runner.BudgetRuns+1 {
 		t.Fatalf("%d claims, want %d (the budget and the skipped one)", n, runner.BudgetRuns+1)
 	}
-	e.c.ok("workflow", "enable", "loop", "--profile", "alice")
+	var enabled struct {
+		CreatedAt int64 `json:"created_at"`
+	}
+	json.Unmarshal([]byte(e.c.ok("workflow", "enable", "loop", "--profile", "alice", "--json")), &enabled)
 	if got := e.listed(t, "loop"); got != "active: " {
 		t.Fatalf("after enable: %s", got)
 	}
 	after := e.post(t, "!loop after enable")
+	// a version dated in the future (applied and enabled in one second)
+	// made the runner pass over this message, older than the version
+	if enabled.CreatedAt == 0 || enabled.CreatedAt > int64(after.CreatedAt) {
+		t.Fatalf("enable's version is dated %d, after the message sent after it (%d)", enabled.CreatedAt, after.CreatedAt)
+	}
 	e.waitFinal(t, e.messageRun("loop", after), 20*time.Second)
 
 	// disable: no run; only the author may

@@ -38,7 +38,11 @@ after its run budget (30 runs an hour).`,
 					}
 					return exitWith(exitRefused, fmt.Errorf("only %s, who applied %s, can %s it: an owner or admin may apply their own copy instead (hive workflow apply)", author, w.Name, verb))
 				}
-				ev, err := s.Publish(ctx, w.Republished(on))
+				next, err := w.RepublishedNow(ctx, on)
+				if err != nil {
+					return err
+				}
+				ev, err := s.Publish(ctx, next)
 				if err != nil {
 					return err
 				}
