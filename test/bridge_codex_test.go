@@ -160,8 +160,7 @@ func TestBridgeCodexACPReadmeConfig(t *testing.T) {
 	e.workDir(t)
 	b := e.start(t)
 
-	m := e.mention(t, e.a, e.alice, "room", "say hello")
-	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
+	_, r := e.ask(t, b, "say hello", 90*time.Second)
 	if r.Content != mock.Text {
 		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, mock.Text, mock.Log(), b.logs())
 	}
@@ -189,8 +188,7 @@ func TestBridgeCodexKill9Resumes(t *testing.T) {
 	e.config(t, []string{bin}, fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch), `model = "gpt-5.4"`)
 	e.workDir(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
-	e.waitReply(t, "room", m0.ID, 90*time.Second, b)
+	m0, _ := e.ask(t, b, "the word is [[remember:pineapple]]", 90*time.Second)
 	if got := mock.Model(); got != "gpt-5.4" {
 		t.Fatalf("codex asked the model API for %q, not the pinned gpt-5.4; bridge log:\n%s", got, b.logs())
 	}

@@ -19,8 +19,7 @@ import (
 func TestBridgeRestartThenEveryLiveMention(t *testing.T) {
 	e, logPath := newLiveEnv(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	m0, _ := e.ask(t, b, "the word is [[remember:pineapple]]", 20*time.Second)
 	waiting := e.mention(t, e.a, e.alice, "room", "[[slow:4s]] waiting when the bridge dies")
 	waitPrompt(t, logPath, waiting.ID)
 	b.kill9()
@@ -37,8 +36,7 @@ func TestBridgeRestartThenEveryLiveMention(t *testing.T) {
 func TestBridgeHubRestartThenEveryLiveMention(t *testing.T) {
 	e, logPath := newLiveEnv(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "before the hub restart")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	m0, _ := e.ask(t, b, "before the hub restart", 20*time.Second)
 	waiting := e.mention(t, e.a, e.alice, "room", "[[slow:2s]] waiting when the hub dies")
 	waitPrompt(t, logPath, waiting.ID)
 	e.restartHub(t)
