@@ -98,6 +98,15 @@ func agentOf(t *testing.T, h *procHub, owner key) (key, nostr.Tag, *raw) {
 	return agent, tag, h.as(t, agent, tag)
 }
 
+// namedAgentOf is agentOf with the agent's profile (name, and the owner's
+// tag) published, so the hub knows whose agent it is.
+func namedAgentOf(t *testing.T, h *procHub, owner key, name string) (key, nostr.Tag, *raw) {
+	t.Helper()
+	agent, tag, c := agentOf(t, h, owner)
+	c.must(agent.sign(t, 0, `{"name":"`+name+`"}`, tag))
+	return agent, tag, c
+}
+
 // Issue 8 item 1: every h tag must be writable by the author. An event may
 // carry at most one h, and that channel's write rule holds for every kind.
 func TestHardeningEveryHTagWritable(t *testing.T) {
@@ -171,8 +180,7 @@ func TestHardeningEveryHTagWritable(t *testing.T) {
 func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	h := startHubProc(t)
 	w := startWriteTeam(t, h)
-	agent, tag, ag := agentOf(t, h, w.alice)
-	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
+	agent, tag, ag := namedAgentOf(t, h, w.alice, "bot")
 	// mallory attests a throwaway agent of her own to reach alice.
 	throwaway, _, mt := agentOf(t, h, w.mallory)
 	// alice's paired devices: a live one, one she will revoke, one whose
@@ -182,8 +190,7 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	brief, bc := deviceOf(t, h, w.alice, 3*time.Second)
 	briefUntil := time.Now().Add(3 * time.Second)
 	bobs, bbc := deviceOf(t, h, w.bob, time.Hour)
-	sibling, stag, sc := agentOf(t, h, w.alice)
-	sc.must(sibling.sign(t, 0, `{"name":"sibling"}`, stag))
+	sibling, _, sc := namedAgentOf(t, h, w.alice, "sibling")
 
 	// Each key watches on a connection of its own that sends nothing, so no
 	// frame is read (and dropped) while waiting for an OK.
@@ -370,8 +377,7 @@ func TestHardeningStateKindsRefuseExpiration(t *testing.T) {
 func TestHardeningProfileDeletionByAddress(t *testing.T) {
 	h := startHubProc(t)
 	w := startWriteTeam(t, h)
-	agent, tag, ag := agentOf(t, h, w.alice)
-	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
+	agent, tag, ag := namedAgentOf(t, h, w.alice, "bot")
 	first := ag.must(agent.sign(t, 9, "one", nostr.Tag{"h", "pub"}))
 	w.a.must(w.alice.sign(t, 40003, "one (edited by owner)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", first.ID}))
 	ag.must(agent.sign(t, 5, "", nostr.Tag{"a", "0:" + agent.pk + ":"}))
