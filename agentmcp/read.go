@@ -146,11 +146,7 @@ func (s *Server) listChannels(ctx context.Context, _ *mcp.CallToolRequest, _ str
 	if err != nil {
 		return nil, nil, hubErr("list_channels", err)
 	}
-	if len(chs) == 0 {
-		return text("(no channels)"), nil, nil
-	}
-	var lines []string
-	for _, ch := range chs {
+	return listText(chs, "(no channels)", func(ch client.Channel) string {
 		role := "not a member"
 		if ch.Role != "" {
 			role = "you: " + ch.Role
@@ -162,9 +158,8 @@ func (s *Server) listChannels(ctx context.Context, _ *mcp.CallToolRequest, _ str
 		if ch.About != "" {
 			l += "\n  " + ch.About
 		}
-		lines = append(lines, l)
-	}
-	return text(strings.Join(lines, "\n")), nil, nil
+		return l
+	}), nil, nil
 }
 
 func (s *Server) listMembers(ctx context.Context, _ *mcp.CallToolRequest, in membersIn) (*mcp.CallToolResult, any, error) {
@@ -224,12 +219,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if err != nil {
 		return nil, nil, hubErr("search", err)
 	}
-	if len(hits) == 0 {
-		return text("(no matches)"), nil, nil
-	}
-	var lines []string
-	for _, h := range hits {
-		lines = append(lines, fmt.Sprintf("[%s %s in %s at %s, event %s]\n%s", h.Name, chat.ShortNpub(h.Author), h.ChannelName, h.CreatedAt.Time().UTC().Format("2006-01-02T15:04:05Z"), h.ID, h.Excerpt))
-	}
-	return text(strings.Join(lines, "\n")), nil, nil
+	return listText(hits, "(no matches)", func(h client.SearchHit) string {
+		return fmt.Sprintf("[%s %s in %s at %s, event %s]\n%s", h.Name, chat.ShortNpub(h.Author), h.ChannelName, h.CreatedAt.Time().UTC().Format("2006-01-02T15:04:05Z"), h.ID, h.Excerpt)
+	}), nil, nil
 }

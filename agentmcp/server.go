@@ -118,6 +118,19 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
+// listText is a tool's answer that lists items, an entry each, or says none
+// when there are none.
+func listText[T any](items []T, none string, entry func(T) string) *mcp.CallToolResult {
+	if len(items) == 0 {
+		return text(none)
+	}
+	lines := make([]string, len(items))
+	for i, it := range items {
+		lines[i] = entry(it)
+	}
+	return text(strings.Join(lines, "\n"))
+}
+
 // rowLine is one message as the tools show it.
 func rowLine(n *chat.Names, r chat.Row) string {
 	var b strings.Builder

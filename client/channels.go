@@ -28,26 +28,10 @@ type Channel struct {
 }
 
 // ContentKinds are the kinds that are timeline rows (the content partition).
-func ContentKinds() []int {
-	var out []int
-	for _, k := range kinds.All() {
-		if k.Partition == kinds.Content {
-			out = append(out, k.Num)
-		}
-	}
-	return out
-}
+func ContentKinds() []int { return kinds.InPartition(kinds.Content) }
 
 // OverlayKinds are the kinds that modify a row, fetched by #e.
-func OverlayKinds() []int {
-	var out []int
-	for _, k := range kinds.All() {
-		if k.Partition == kinds.AuxOverlay {
-			out = append(out, k.Num)
-		}
-	}
-	return out
-}
+func OverlayKinds() []int { return kinds.InPartition(kinds.AuxOverlay) }
 
 // Channels returns the channels the client may see, sorted by name, with
 // their members and the client's role.

@@ -186,10 +186,18 @@ func All() []Kind {
 
 // StateKinds lists the kinds that change hub state, ascending: the hub
 // replays these, and only these, to rebuild its projections.
-func StateKinds() []int {
+func StateKinds() []int { return nums(Kind.IsState) }
+
+// InPartition lists the kinds of partition p, ascending.
+func InPartition(p Partition) []int {
+	return nums(func(k Kind) bool { return k.Partition == p })
+}
+
+// nums lists, ascending, the kinds for which keep holds.
+func nums(keep func(Kind) bool) []int {
 	var out []int
 	for _, k := range All() {
-		if k.IsState() {
+		if keep(k) {
 			out = append(out, k.Num)
 		}
 	}

@@ -7,33 +7,31 @@ import "github.com/nbd-wtf/go-nostr"
 // reply-marked one (a reply to a top-level message that names only its
 // parent); else the message itself.
 func ThreadRoot(ev *nostr.Event) string {
-	root := ev.ID
-	for _, tg := range ev.Tags {
-		if len(tg) >= 4 && tg[0] == "e" {
-			switch tg[3] {
-			case "root":
-				return tg[1]
-			case "reply":
-				root = tg[1]
-			}
-		}
+	if id, ok := markedE(ev, "root", "reply"); ok {
+		return id
 	}
-	return root
+	return ev.ID
 }
 
 // ReplyTo is the message ev answers: its reply-marked e tag, else its
 // root-marked one; "" for a top-level message.
 func ReplyTo(ev *nostr.Event) string {
-	var root string
+	id, _ := markedE(ev, "reply", "root")
+	return id
+}
+
+// markedE is the id of ev's first e tag marked first, else of its last one
+// marked second; ok is false when it has neither.
+func markedE(ev *nostr.Event, first, second string) (id string, ok bool) {
 	for _, tg := range ev.Tags {
 		if len(tg) >= 4 && tg[0] == "e" {
 			switch tg[3] {
-			case "reply":
-				return tg[1]
-			case "root":
-				root = tg[1]
+			case first:
+				return tg[1], true
+			case second:
+				id, ok = tg[1], true
 			}
 		}
 	}
-	return root
+	return id, ok
 }

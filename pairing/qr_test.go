@@ -7,8 +7,10 @@ import (
 	"testing"
 )
 
-func TestQRPNGRoundTrip(t *testing.T) {
-	_, u, err := NewSource([]string{"wss://hub.example.org:7447/pair"}, "sha256/n3Vh+Wc/0vZ1Kk9y2R8M2fS6j4fVxWlq4oKk8q3m1aA=", Options{})
+// newQR makes a fresh pairing URI for relay and its QR code as a PNG.
+func newQR(t *testing.T, relay string) (*URI, []byte) {
+	t.Helper()
+	_, u, err := NewSource([]string{relay}, "sha256/n3Vh+Wc/0vZ1Kk9y2R8M2fS6j4fVxWlq4oKk8q3m1aA=", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -16,6 +18,11 @@ func TestQRPNGRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return u, png
+}
+
+func TestQRPNGRoundTrip(t *testing.T) {
+	u, png := newQR(t, "wss://hub.example.org:7447/pair")
 	got, err := DecodeQR(bytes.NewReader(png))
 	if err != nil {
 		t.Fatal(err)
@@ -40,14 +47,7 @@ func TestQRPNGRoundTrip(t *testing.T) {
 // missed about 2% of them).
 func TestQRPNGDecodesEveryCode(t *testing.T) {
 	for i := 0; i < 60; i++ {
-		_, u, err := NewSource([]string{"wss://127.0.0.1:38161/pair"}, "sha256/n3Vh+Wc/0vZ1Kk9y2R8M2fS6j4fVxWlq4oKk8q3m1aA=", Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		png, err := QRPNG(u.String(), 8)
-		if err != nil {
-			t.Fatal(err)
-		}
+		u, png := newQR(t, "wss://127.0.0.1:38161/pair")
 		if got, err := DecodeQR(bytes.NewReader(png)); err != nil || got != u.String() {
 			t.Fatalf("code %d (%s): %q %v", i, u, got, err)
 		}

@@ -261,12 +261,7 @@ func (c *Conn) sendStored(sub *subscription, f nostr.Filter, scope *store.Scope,
 		c.idsAnswer(sub, f, named, a)
 		return nil
 	}
-	def, max := r.store.Limits()
-	want := f.Limit
-	if want <= 0 {
-		want = def
-	}
-	want = min(want, max)
+	want := r.rowLimit(f)
 	var oldest nostr.Timestamp
 	atOldest := map[string]struct{}{} // ids sent whose created_at is oldest
 	for want > 0 {

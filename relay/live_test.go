@@ -36,18 +36,25 @@ func publishN(t *testing.T, ws *websocket.Conn, sk string, n, size int) {
 		ev.Sign(sk)
 		b, _ := json.Marshal([]any{"EVENT", ev})
 		ws.WriteMessage(websocket.TextMessage, b)
-		for {
-			ws.SetReadDeadline(time.Now().Add(10 * time.Second))
-			_, msg, err := ws.ReadMessage()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(string(msg), `["OK"`) {
-				if !strings.Contains(string(msg), "true") {
-					t.Fatalf("publish %d: %s", i, msg)
-				}
-				break
-			}
+		if msg := readUntil(t, ws, `["OK"`); !strings.Contains(msg, "true") {
+			t.Fatalf("publish %d: %s", i, msg)
+		}
+	}
+}
+
+// readUntil reads ws until a message that starts with prefix, each within
+// 10 s, and returns it.
+func readUntil(t *testing.T, ws *websocket.Conn, prefix string) string {
+	t.Helper()
+	defer ws.SetReadDeadline(time.Time{})
+	for {
+		ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, msg, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(msg), prefix) {
+			return string(msg)
 		}
 	}
 }

@@ -144,29 +144,13 @@ func TestMemberBudget(t *testing.T) {
 		ev.Sign(sk)
 		b, _ := json.Marshal([]any{"EVENT", ev})
 		conns[0].WriteMessage(websocket.TextMessage, b)
-		for {
-			_, msg, err := conns[0].ReadMessage()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(string(msg), `["OK"`) {
-				break
-			}
-		}
+		readUntil(t, conns[0], `["OK"`)
 	}
 	req, _ := json.Marshal([]any{"REQ", "all", map[string]any{"kinds": []int{1}, "limit": 100}, map[string]any{"authors": []string{pk}, "limit": 100}})
 	// The third connection goes first, takes one event and is gone
 	// mid-answer, what it had queued unread.
 	conns[2].WriteMessage(websocket.TextMessage, req)
-	for {
-		_, msg, err := conns[2].ReadMessage()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(string(msg), `["EVENT"`) {
-			break
-		}
-	}
+	readUntil(t, conns[2], `["EVENT"`)
 	for _, ws := range conns[:2] {
 		ws.WriteMessage(websocket.TextMessage, req)
 	}

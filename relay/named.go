@@ -67,15 +67,16 @@ func (c *Conn) readIDs(ids []string) ([]store.Stored, error) {
 	return out, nil
 }
 
+// rowLimit is how many events f asks for, within the log's limits.
+func (r *Relay) rowLimit(f nostr.Filter) int {
+	def, max := r.store.Limits()
+	return store.RowLimit(f, def, max)
+}
+
 // idsAnswer sends those of named (filter f's events, read by namedEvents and
 // readable) that match f's other fields, newest first, up to its limit.
 func (c *Conn) idsAnswer(sub *subscription, f nostr.Filter, named []store.Stored, a *answer) {
-	def, max := c.relay.store.Limits()
-	want := f.Limit
-	if want <= 0 {
-		want = def
-	}
-	want = min(want, max)
+	want := c.relay.rowLimit(f)
 	for i := range named {
 		if want == 0 {
 			return

@@ -164,14 +164,20 @@ func (c *Core) hits(ctx context.Context, q *SearchQuery, best []candidate, excer
 const excerptWords = 24
 
 // limit is the number of rows a filter asks for, within the store's limits.
-func (c *Core) limit(f nostr.Filter) int {
-	switch {
-	case f.LimitZero:
+func (c *Core) limit(f nostr.Filter) int { return RowLimit(f, c.opts.DefaultLimit, c.opts.MaxLimit) }
+
+// RowLimit is the number of rows f asks for within a store's default and
+// maximum limits (Limits): none for limit 0, the default when it names no
+// limit, never more than the maximum.
+func RowLimit(f nostr.Filter, def, max int) int {
+	if f.LimitZero {
 		return 0
-	case f.Limit <= 0:
-		return c.opts.DefaultLimit
 	}
-	return min(f.Limit, c.opts.MaxLimit)
+	n := f.Limit
+	if n <= 0 {
+		n = def
+	}
+	return min(n, max)
 }
 
 // searchWhere renders the WHERE clause of a search filter over the index

@@ -88,8 +88,7 @@ func (e *bridgeEnv) runAdapter(t *testing.T, work, text string, mockLog func() [
 	t.Helper()
 	b := e.start(t)
 	fw := e.watchFrames(t)
-	m := e.mention(t, e.a, e.alice, "room", "say hello")
-	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
+	m, r := e.ask(t, b, "say hello", 90*time.Second)
 	if r.Content != text {
 		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, text, mockLog(), b.logs())
 	}

@@ -45,6 +45,16 @@ supports_websockets = false
 	return home
 }
 
+// codexEnv makes a HOME and a CODEX_HOME (codexHome) under e's directory
+// and returns the bridge config's env line naming them, and the CODEX_HOME.
+func codexEnv(t *testing.T, e *bridgeEnv, mockURL string) (envLine, codexHomeDir string) {
+	t.Helper()
+	home := filepath.Join(e.dir, "home")
+	os.MkdirAll(home, 0o700)
+	ch := codexHome(t, e.dir, mockURL)
+	return fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch), ch
+}
+
 // openAIMock starts the mock Responses API for the test's duration.
 func openAIMock(t *testing.T, shell string) *mockmodel.OpenAI {
 	t.Helper()
@@ -68,11 +78,8 @@ func TestBridgeCodexACP(t *testing.T) {
 	bin := adapterBin(t, "codex-acp")
 	mock := openAIMock(t, "echo hi > out.txt")
 	e := newBridgeEnv(t)
-	home := filepath.Join(e.dir, "home")
-	os.MkdirAll(home, 0o700)
-	ch := codexHome(t, e.dir, mock.URL)
-	e.config(t, []string{bin},
-		fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch),
+	env, ch := codexEnv(t, e, mock.URL)
+	e.config(t, []string{bin}, env,
 		`permissions = "ask"`, `permission_timeout = "90s"`, `turn_timeout = "3m"`, `idle_timeout = "2m"`)
 	// The wrapper and its native child.
 	e.runAdapter(t, e.workDir(t), mock.Text, mock.Log, "CODEX_HOME="+ch, 2)
@@ -160,8 +167,7 @@ func TestBridgeCodexACPReadmeConfig(t *testing.T) {
 	e.workDir(t)
 	b := e.start(t)
 
-	m := e.mention(t, e.a, e.alice, "room", "say hello")
-	r := e.waitReply(t, "room", m.ID, 90*time.Second, b)
+	_, r := e.ask(t, b, "say hello", 90*time.Second)
 	if r.Content != mock.Text {
 		t.Fatalf("reply %q, want exactly %q; mock log %v; bridge log:\n%s", r.Content, mock.Text, mock.Log(), b.logs())
 	}
@@ -181,16 +187,13 @@ func TestBridgeCodexKill9Resumes(t *testing.T) {
 	bin := adapterBin(t, "codex-acp")
 	mock := openAIMock(t, "true")
 	e := newBridgeEnv(t)
-	home := filepath.Join(e.dir, "home")
-	os.MkdirAll(home, 0o700)
-	ch := codexHome(t, e.dir, mock.URL)
+	env, ch := codexEnv(t, e, mock.URL)
 	// CODEX_HOME names gpt-5.4-mini; the bridge pins gpt-5.4 (codex has no
 	// session/set_model: the bridge sets its "model" config option).
-	e.config(t, []string{bin}, fmt.Sprintf(`env = { HOME = %q, CODEX_HOME = %q }`, home, ch), `model = "gpt-5.4"`)
+	e.config(t, []string{bin}, env, `model = "gpt-5.4"`)
 	e.workDir(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
-	e.waitReply(t, "room", m0.ID, 90*time.Second, b)
+	m0, _ := e.ask(t, b, "the word is [[remember:pineapple]]", 90*time.Second)
 	if got := mock.Model(); got != "gpt-5.4" {
 		t.Fatalf("codex asked the model API for %q, not the pinned gpt-5.4; bridge log:\n%s", got, b.logs())
 	}

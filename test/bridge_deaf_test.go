@@ -46,8 +46,7 @@ func TestBridgeNoticesSubscriptionLostInReconnect(t *testing.T) {
 func deafEnv(t *testing.T) (*bridgeEnv, *wsProxy, *bridgeProc) {
 	e, p := proxiedEnv(t)
 	b := e.start(t)
-	m := e.mention(t, e.a, e.alice, "room", "before")
-	e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	e.ask(t, b, "before", 20*time.Second)
 	e.waitWho(t, b, "before", func(s string) bool { return s == "idle, queue 0" })
 	return e, p, b
 }

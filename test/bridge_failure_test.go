@@ -19,8 +19,7 @@ func TestBridgeSessionFailureSaysWhy(t *testing.T) {
 	cfg, _ := os.ReadFile(e.configPath)
 	os.WriteFile(e.configPath, []byte(strings.Replace(string(cfg), "@WORK@", work, 1)), 0o600)
 	b := e.start(t)
-	m := e.mention(t, e.a, e.alice, "room", "hello")
-	r := e.waitReply(t, "room", m.ID, 120*time.Second, b)
+	m, r := e.ask(t, b, "hello", 120*time.Second)
 	for _, want := range []string{
 		"⚠️ the agent could not open a session: Internal error ({\"details\":\"Query closed before response received\"})",
 		"Likely cause: IS_SANDBOX is set in the agent's env, and claude-agent-acp fails session/new with it: remove it from env (or set it to \"\").",

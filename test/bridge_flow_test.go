@@ -55,8 +55,7 @@ func TestBridgeBatchingAndFairness(t *testing.T) {
 	waitLog(t, logPath, 1)
 	b1 := e.mention(t, e.a, e.alice, "side", "b1")
 	a2 := e.mention(t, e.a, e.alice, "room", "a2")
-	a3 := e.mention(t, e.a, e.alice, "room", "a3")
-	r3 := e.waitReply(t, "room", a3.ID, 20*time.Second, b)
+	_, r3 := e.ask(t, b, "a3", 20*time.Second)
 	if r3.Content != "heard 2: a2 | a3" {
 		t.Fatalf("batched reply %q", r3.Content)
 	}
@@ -127,8 +126,7 @@ func TestBridgeSDKExampleAgent(t *testing.T) {
 	e := newBridgeEnv(t)
 	e.config(t, []string{goTool(t, "exampleagent")}, `permissions = "allow"`)
 	b := e.start(t)
-	m := e.mention(t, e.a, e.alice, "room", "hello example")
-	r := e.waitReply(t, "room", m.ID, 30*time.Second, b)
+	_, r := e.ask(t, b, "hello example", 30*time.Second)
 	if !strings.Contains(r.Content, "I'll help you with that") || !strings.Contains(r.Content, "successfully updated") {
 		t.Fatalf("example agent reply %q", r.Content)
 	}
@@ -168,8 +166,7 @@ func agentWatchLines(t *testing.T, who string) {
 	if who == "device" {
 		e.waitLog(t, b, " device="+watcher) // its lease reached the bridge
 	}
-	m := e.mention(t, e.a, e.alice, "room", "watch me [[tool]] [[permission]]")
-	e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	m, _ := e.ask(t, b, "watch me [[tool]] [[permission]]", 20*time.Second)
 	// the client may get frames out of order: look for each line
 	want := map[string]bool{"prompt: [mention by": true, "tool: read a file [completed]": true, "permission: run a shell command (request": true,
 		"answered: allow": true, "text: ": true, "stop: end_turn": true}

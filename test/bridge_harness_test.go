@@ -185,6 +185,14 @@ func (e *bridgeEnv) settled(t testing.TB, channel string, b *bridgeProc) *nostr.
 	return e.waitReply(t, channel, probe.ID, 60*time.Second, b)
 }
 
+// ask has alice mention the agent in room and waits within for the answer;
+// it returns the mention and the reply.
+func (e *bridgeEnv) ask(t testing.TB, b *bridgeProc, text string, within time.Duration) (mention, reply *nostr.Event) {
+	t.Helper()
+	mention = e.mention(t, e.a, e.alice, "room", text)
+	return mention, e.waitReply(t, "room", mention.ID, within, b)
+}
+
 // mentionAt is mention dated at (a second after what it must follow).
 func (e *bridgeEnv) mentionAt(t testing.TB, r *raw, k key, at nostr.Timestamp, channel, text string, extra ...nostr.Tag) *nostr.Event {
 	t.Helper()

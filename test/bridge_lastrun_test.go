@@ -20,8 +20,7 @@ func TestBridgeRestartEndsTheLastRunsTurns(t *testing.T) {
 	e, _ := newLiveEnv(t)
 	fw := e.watchFrames(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "open the session")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	m0, _ := e.ask(t, b, "open the session", 20*time.Second)
 	tr := observer.NewTranscript()
 	session := ""
 	for _, f := range fw.until(20*time.Second, func(f observer.Frame) bool { return f.Turn == m0.ID && f.Session != "" }) {
@@ -72,8 +71,7 @@ func TestBridgeRestartFinishesAnsweredReceipt(t *testing.T) {
 		return ev.Kind == 40010 && ev.Tags.GetFirst([]string{"status", "answered"}) != nil
 	})
 	b := e.start(t)
-	m := e.mention(t, e.a, e.alice, "room", "[[slow:1s]] answered just before the bridge dies")
-	reply := e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	m, reply := e.ask(t, b, "[[slow:1s]] answered just before the bridge dies", 20*time.Second)
 	e.waitStatus(t, e.agent.pk, m.ID, "working", b) // what the page and hive agent list showed for good
 
 	b.kill9()

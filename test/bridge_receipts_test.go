@@ -160,8 +160,7 @@ func TestBridgeNotAnsweredReceipts(t *testing.T) {
 	if rs := e.waitReceipt(t, e.agent.pk, typed.ID, b); strings.Join(rs, " | ") != tag {
 		t.Fatalf("typed @helper: receipts %q, want %q", rs, tag)
 	}
-	after := e.mention(t, e.a, e.alice, "room", "a real mention")
-	e.waitReply(t, "room", after.ID, 30*time.Second, b)
+	e.ask(t, b, "a real mention", 30*time.Second)
 	if n := e.repliesTo(t, "room", fromBob.ID) + e.repliesTo(t, "room", typed.ID); n != 0 {
 		t.Fatalf("%d replies to mentions that are not answered", n)
 	}

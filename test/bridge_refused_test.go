@@ -19,8 +19,7 @@ func TestBridgeRefusedReplyFallsBack(t *testing.T) {
 	e.scripted(t)
 	b := e.start(t)
 
-	m := e.mention(t, e.a, e.alice, "room", "echo this: "+strings.Repeat("x", limit-len("echo this: ")))
-	r := e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	m, r := e.ask(t, b, "echo this: "+strings.Repeat("x", limit-len("echo this: ")), 20*time.Second)
 	if !strings.Contains(r.Content, "could not post the answer") || !strings.Contains(r.Content, "invalid: content longer than 8192 bytes") {
 		t.Fatalf("failure reply (%d bytes) %.200q", len(r.Content), r.Content)
 	}

@@ -19,10 +19,8 @@ import (
 func TestBridgeRestartThenEveryLiveMention(t *testing.T) {
 	e, logPath := newLiveEnv(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
-	waiting := e.mention(t, e.a, e.alice, "room", "[[slow:4s]] waiting when the bridge dies")
-	waitPrompt(t, logPath, waiting.ID)
+	m0, _ := e.ask(t, b, "the word is [[remember:pineapple]]", 20*time.Second)
+	waiting := e.prompted(t, logPath, "[[slow:4s]] waiting when the bridge dies")
 	b.kill9()
 	b2 := e.start(t)
 	asked := []*nostr.Event{m0, waiting}
@@ -37,10 +35,8 @@ func TestBridgeRestartThenEveryLiveMention(t *testing.T) {
 func TestBridgeHubRestartThenEveryLiveMention(t *testing.T) {
 	e, logPath := newLiveEnv(t)
 	b := e.start(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "before the hub restart")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
-	waiting := e.mention(t, e.a, e.alice, "room", "[[slow:2s]] waiting when the hub dies")
-	waitPrompt(t, logPath, waiting.ID)
+	m0, _ := e.ask(t, b, "before the hub restart", 20*time.Second)
+	waiting := e.prompted(t, logPath, "[[slow:2s]] waiting when the hub dies")
 	e.restartHub(t)
 	e.waitLog(t, b, "msg=reconnected")
 	if r := e.waitReply(t, "room", waiting.ID, 60*time.Second, b); !strings.Contains(r.Content, "waiting when the hub dies") {
@@ -76,8 +72,7 @@ func (e *bridgeEnv) liveRound(t *testing.T, b *bridgeProc, logPath string) []*no
 	if r := e.waitReply(t, "room", crash.ID, 30*time.Second, b); !strings.Contains(r.Content, "crashes once") {
 		t.Fatalf("the mention whose process crashed: reply %q", r.Content)
 	}
-	slow := e.mention(t, e.a, e.alice, "room", "[[slow:2s]] a slow one")
-	waitPrompt(t, logPath, slow.ID)
+	slow := e.prompted(t, logPath, "[[slow:2s]] a slow one")
 	d1 := e.mention(t, e.a, e.alice, "room", "during one")
 	d2 := e.mention(t, e.a, e.alice, "room", "during two")
 	e.waitReply(t, "room", slow.ID, 30*time.Second, b)
@@ -86,6 +81,15 @@ func (e *bridgeEnv) liveRound(t *testing.T, b *bridgeProc, logPath string) []*no
 		t.Fatalf("the two mentions sent during the slow turn: reply %q %v, want one batched reply", r.Content, r.Tags)
 	}
 	return append(asked, crash, slow, d1, d2)
+}
+
+// prompted has alice mention the agent in room with text and waits until
+// the scripted agent (logging to logPath) was prompted with it, mid-turn.
+func (e *bridgeEnv) prompted(t *testing.T, logPath, text string) *nostr.Event {
+	t.Helper()
+	m := e.mention(t, e.a, e.alice, "room", text)
+	waitPrompt(t, logPath, m.ID)
+	return m
 }
 
 // waitPrompt waits until the scripted agent logged a prompt naming id.

@@ -121,10 +121,8 @@ func TestBridgePermissionTimeoutAndApproval(t *testing.T) {
 // resumes the session; the mention is answered once.
 func TestBridgeCrashMidTurnRecovers(t *testing.T) {
 	e, b := startScripted(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "remember [[remember:kiwi]]")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
-	m := e.mention(t, e.a, e.alice, "room", "[[crash-once]] [[recall]]")
-	r := e.waitReply(t, "room", m.ID, 30*time.Second, b)
+	e.ask(t, b, "remember [[remember:kiwi]]", 20*time.Second)
+	m, r := e.ask(t, b, "[[crash-once]] [[recall]]", 30*time.Second)
 	if r.Content != "recall: kiwi" {
 		t.Fatalf("reply after crash %q; log:\n%s", r.Content, b.logs())
 	}
@@ -141,8 +139,7 @@ func TestBridgeCrashMidTurnRecovers(t *testing.T) {
 // and one failure reply is posted.
 func TestBridgeCrashLoopFailureReply(t *testing.T) {
 	e, b := startScripted(t)
-	m := e.mention(t, e.a, e.alice, "room", "[[crash]]")
-	r := e.waitReply(t, "room", m.ID, 40*time.Second, b)
+	m, r := e.ask(t, b, "[[crash]]", 40*time.Second)
 	if !strings.Contains(r.Content, "crashed 3 times") {
 		t.Fatalf("failure reply %q", r.Content)
 	}
@@ -156,8 +153,7 @@ func TestBridgeCrashLoopFailureReply(t *testing.T) {
 // room has remembered a word.
 func startRemembering(t *testing.T) (*bridgeEnv, *bridgeProc, *nostr.Event) {
 	e, b := startScripted(t)
-	m0 := e.mention(t, e.a, e.alice, "room", "the word is [[remember:pineapple]]")
-	e.waitReply(t, "room", m0.ID, 20*time.Second, b)
+	m0, _ := e.ask(t, b, "the word is [[remember:pineapple]]", 20*time.Second)
 	return e, b, m0
 }
 

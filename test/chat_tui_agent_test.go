@@ -13,9 +13,7 @@ func TestChatTUIAgentMention(t *testing.T) {
 	e, _ := startScripted(t)
 	alice := aliceChat(t, e)
 	alice.waitText("#room", "● connected", "⚙ helper (alice", "  idle")
-	alice.tmux("send-keys", "-t", "chat", "-l", "@hel")
-	alice.keys("Tab")
-	alice.waitText("> @helper")
+	alice.complete("hel", "helper")
 	alice.say("[[slow:4s]] what is up?")
 	alice.waitFor("the agent working", func(s string) bool {
 		l := sideLine(s, "working ")

@@ -27,11 +27,11 @@ func TestChatTUIEditorAndDrafts(t *testing.T) {
 	alice := startChatEnv(t, w.c.home, []string{"EDITOR=" + editor}, 100, 30, "general", "--profile", "alice")
 	alice.waitText("#general", "● connected")
 
-	alice.tmux("send-keys", "-t", "chat", "-l", "first")
-	alice.tmux("send-keys", "-t", "chat", "-l", "\x1b[13;2u") // Shift-Enter, CSI u
-	alice.tmux("send-keys", "-t", "chat", "-l", "second")
+	alice.typeText("first")
+	alice.typeText("\x1b[13;2u") // Shift-Enter, CSI u
+	alice.typeText("second")
 	alice.keys("M-Enter")
-	alice.tmux("send-keys", "-t", "chat", "-l", "third")
+	alice.typeText("third")
 	alice.waitText("> first", "> second", "> third")
 	alice.keys("M-e")
 	alice.waitText("> written in the editor", "> its last line", "from the editor: Enter sends")
@@ -45,12 +45,12 @@ func TestChatTUIEditorAndDrafts(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	alice.tmux("send-keys", "-t", "chat", "-l", "half a thought")
+	alice.typeText("half a thought")
 	alice.keys("C-n")
 	alice.waitFor("random open with an empty composer", func(s string) bool {
 		return strings.Contains(s, "#random") && !strings.Contains(s, "half a thought")
 	})
-	alice.tmux("send-keys", "-t", "chat", "-l", "random draft")
+	alice.typeText("random draft")
 	alice.keys("C-p")
 	alice.waitText("#general", "> half a thought")
 	alice.keys("C-n")

@@ -75,11 +75,26 @@ func (p *tmuxPane) keys(keys ...string) {
 	p.tmux(append([]string{"send-keys", "-t", chatPane}, keys...)...)
 }
 
+// typeText types text literally, without Enter.
+func (p *tmuxPane) typeText(text string) {
+	p.t.Helper()
+	p.keys("-l", text)
+}
+
 // say types text literally, then Enter.
 func (p *tmuxPane) say(text string) {
 	p.t.Helper()
-	p.tmux("send-keys", "-t", chatPane, "-l", text)
+	p.typeText(text)
 	p.keys("Enter")
+}
+
+// complete types @prefix and Tab, and waits for the composer to hold the
+// completed @name.
+func (p *tmuxPane) complete(prefix, name string) {
+	p.t.Helper()
+	p.typeText("@" + prefix)
+	p.keys("Tab")
+	p.waitText("> @" + name)
 }
 
 func (p *tmuxPane) screen() string { p.t.Helper(); return p.tmux("capture-pane", "-p", "-t", chatPane) }

@@ -30,9 +30,7 @@ func TestChatTUITwoMembers(t *testing.T) {
 	alice.waitText("#random", "● connected", "alice [alice]", "# general")
 	bob.waitText("#general", "● connected", "bob [bob]", "bob joined")
 
-	bob.tmux("send-keys", "-t", "chat", "-l", "@al")
-	bob.keys("Tab")
-	bob.waitText("> @alice")
+	bob.complete("al", "alice")
 	bob.say("are you there?")
 	bob.waitFor("the message stored (not the pending row)", func(s string) bool {
 		return strings.Contains(s, "bob: @alice are you there?") && !strings.Contains(s, "sending…")

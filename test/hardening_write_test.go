@@ -16,88 +16,6 @@ import (
 // replaying the attack against the real `hive serve` binary on 127.0.0.1 and
 // ending with `hive admin replay --verify` reporting no difference.
 
-// procHub is a `hive serve` process with its admin key and data directory,
-// and the flags naming its log when it is not the SQLite one in data.
-type procHub struct {
-	*hubProc
-	data  string
-	admin key
-	store []string
-}
-
-func startHubProc(t *testing.T) *procHub { return startHubProcOn(t, nil) }
-
-// startHubProcOn is startHubProc over the log store names (nil: SQLite).
-func startHubProcOn(t *testing.T, store []string) *procHub {
-	t.Helper()
-	h := &procHub{data: filepath.Join(t.TempDir(), "hub"), admin: newKey(t), store: store}
-	h.hubProc = startProc(t, h.data, freeAddr(t), h.serveArgs()...)
-	return h
-}
-
-func (h *procHub) serveArgs() []string { return append([]string{"--admin", h.admin.pk}, h.store...) }
-
-// restart kills the hub with SIGKILL and starts it again on the same data.
-func (h *procHub) restart(t *testing.T) {
-	t.Helper()
-	h.kill9()
-	h.hubProc = startProc(t, h.data, h.addr, h.serveArgs()...)
-}
-
-func (h *procHub) as(t *testing.T, k key, extra ...nostr.Tag) *raw {
-	t.Helper()
-	r := dialRaw(t, h.URL)
-	if ok, msg := r.authWith(k, h.URL, 0, extra...); !ok {
-		t.Fatalf("AUTH as %s refused: %s", k.pk[:8], msg)
-	}
-	return r
-}
-
-// verifyReplay runs `hive admin replay --verify` on the live data directory
-// and fails the test unless it reports 0 differences.
-func (h *procHub) verifyReplay(t *testing.T) {
-	t.Helper()
-	out, code := hiveExit(t, append([]string{"admin", "replay", "--verify", "--data", h.data, "--admin", h.admin.pk, "--json"}, h.store...)...)
-	var res struct {
-		Differences []string `json:"differences"`
-		OK          bool     `json:"ok"`
-	}
-	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &res); err != nil || code != 0 || !res.OK {
-		t.Fatalf("replay --verify: exit %d, %d differences\n%s", code, len(res.Differences), out)
-	}
-}
-
-// writeTeam: alice owns open "pub", private "priv", the DM "dm-ab" with bob and
-// the archived open "arch"; mallory is a hub member in none of the private ones.
-type writeTeam struct {
-	alice, bob, mallory key
-	a, b, m             *raw
-}
-
-func startWriteTeam(t *testing.T, h *procHub) writeTeam {
-	t.Helper()
-	w := writeTeam{alice: newKey(t), bob: newKey(t), mallory: newKey(t)}
-	adm := h.as(t, h.admin)
-	for _, k := range []key{w.alice, w.bob, w.mallory} {
-		adm.must(h.admin.sign(t, 8000, "", nostr.Tag{"p", k.pk}))
-	}
-	w.a, w.b, w.m = h.as(t, w.alice), h.as(t, w.bob), h.as(t, w.mallory)
-	createChannel(t, w.a, w.alice, "pub", "open")
-	createChannel(t, w.a, w.alice, "priv", "private")
-	createChannel(t, w.a, w.alice, "arch", "open")
-	w.a.must(w.alice.sign(t, 9007, "", nostr.Tag{"h", "dm-ab"}, nostr.Tag{"type", "dm"}, nostr.Tag{"p", w.bob.pk}))
-	w.a.must(w.alice.sign(t, 9008, "", nostr.Tag{"h", "arch"}))
-	return w
-}
-
-// agentOf attests a fresh agent key for owner and authenticates it.
-func agentOf(t *testing.T, h *procHub, owner key) (key, nostr.Tag, *raw) {
-	t.Helper()
-	agent := newKey(t)
-	tag := attest(t, owner, agent, time.Hour)
-	return agent, tag, h.as(t, agent, tag)
-}
-
 // Issue 8 item 1: every h tag must be writable by the author. An event may
 // carry at most one h, and that channel's write rule holds for every kind.
 func TestHardeningEveryHTagWritable(t *testing.T) {
@@ -171,8 +89,7 @@ func TestHardeningEveryHTagWritable(t *testing.T) {
 func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	h := startHubProc(t)
 	w := startWriteTeam(t, h)
-	agent, tag, ag := agentOf(t, h, w.alice)
-	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
+	agent, tag, ag := namedAgentOf(t, h, w.alice, "bot")
 	// mallory attests a throwaway agent of her own to reach alice.
 	throwaway, _, mt := agentOf(t, h, w.mallory)
 	// alice's paired devices: a live one, one she will revoke, one whose
@@ -182,8 +99,7 @@ func TestHardeningObserverFrameOneRecipient(t *testing.T) {
 	brief, bc := deviceOf(t, h, w.alice, 3*time.Second)
 	briefUntil := time.Now().Add(3 * time.Second)
 	bobs, bbc := deviceOf(t, h, w.bob, time.Hour)
-	sibling, stag, sc := agentOf(t, h, w.alice)
-	sc.must(sibling.sign(t, 0, `{"name":"sibling"}`, stag))
+	sibling, _, sc := namedAgentOf(t, h, w.alice, "sibling")
 
 	// Each key watches on a connection of its own that sends nothing, so no
 	// frame is read (and dropped) while waiting for an OK.
@@ -370,8 +286,7 @@ func TestHardeningStateKindsRefuseExpiration(t *testing.T) {
 func TestHardeningProfileDeletionByAddress(t *testing.T) {
 	h := startHubProc(t)
 	w := startWriteTeam(t, h)
-	agent, tag, ag := agentOf(t, h, w.alice)
-	ag.must(agent.sign(t, 0, `{"name":"bot"}`, tag))
+	agent, tag, ag := namedAgentOf(t, h, w.alice, "bot")
 	first := ag.must(agent.sign(t, 9, "one", nostr.Tag{"h", "pub"}))
 	w.a.must(w.alice.sign(t, 40003, "one (edited by owner)", nostr.Tag{"h", "pub"}, nostr.Tag{"e", first.ID}))
 	ag.must(agent.sign(t, 5, "", nostr.Tag{"a", "0:" + agent.pk + ":"}))

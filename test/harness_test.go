@@ -20,6 +20,7 @@ import (
 	"github.com/ainb/hive/store/sqlite"
 	"github.com/gorilla/websocket"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 type key struct{ sk, pk string }
@@ -29,6 +30,9 @@ func newKey(t testing.TB) key {
 	pk, _ := nostr.GetPublicKey(sk)
 	return key{sk, pk}
 }
+
+// npubOf is pk's npub.
+func npubOf(pk string) string { n, _ := nip19.EncodePublicKey(pk); return n }
 
 func (k key) sign(t testing.TB, kind int, content string, tags ...nostr.Tag) *nostr.Event {
 	t.Helper()

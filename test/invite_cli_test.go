@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // hive invite and hive profile add --invite against the real binary: the
@@ -46,7 +44,7 @@ func TestInviteCLIBinary(t *testing.T) {
 	var bobView struct{ Npub string }
 	json.Unmarshal([]byte(bob.ok("profile", "add", "bob", "--json")), &bobView)
 	members := bob.ok("member", "list")
-	adminNpub, _ := nip19.EncodePublicKey(readKeyFile(t, filepath.Join(data, "admin.key")).pk)
+	adminNpub := npubOf(readKeyFile(t, filepath.Join(data, "admin.key")).pk)
 	for _, want := range []string{adminNpub, bobView.Npub} {
 		if want == "" || !strings.Contains(members, want) {
 			t.Errorf("hive member list (as bob) lacks %q:\n%s", want, members)

@@ -151,8 +151,7 @@ func TestBridgePassesWriteChannels(t *testing.T) {
 	e.scripted(t, `hive_tools_write = true`, `hive_tools_write_channels = ["side"]`)
 	fw := e.watchFrames(t)
 	b := e.start(t)
-	m := e.mention(t, e.a, e.alice, "room", "hello")
-	e.waitReply(t, "room", m.ID, 20*time.Second, b)
+	e.ask(t, b, "hello", 20*time.Second)
 	f := fw.until(10*time.Second, func(f observer.Frame) bool { return method(f) == "session/new" })
 	if msg := string(f[len(f)-1].Msg); !strings.Contains(msg, `"--write","--write-channel","side"`) {
 		t.Fatalf("session/new does not hand hive mcp --write-channel side: %s", msg)

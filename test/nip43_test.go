@@ -13,7 +13,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // askInvite asks the hub for an invite claim (a REQ for kind 28935) and
@@ -53,7 +52,7 @@ func guest(t testing.TB, url string, k key, reason string) *raw {
 // and a REQ is refused with that reason.
 func notAdmitted(t testing.TB, r *raw, k key, url string) {
 	t.Helper()
-	npub, _ := nip19.EncodePublicKey(k.pk)
+	npub := npubOf(k.pk)
 	ok, msg := r.auth(k, url)
 	if !ok || !strings.HasPrefix(msg, "restricted: "+npub+" is not a member of this hub") {
 		t.Fatalf("AUTH of a key that is not a member: %v %q, want OK true as a guest", ok, msg)
@@ -65,7 +64,7 @@ func notAdmitted(t testing.TB, r *raw, k key, url string) {
 
 // strangerReason is what the hub tells a key that is not a member.
 func strangerReason(k key, who string) string {
-	npub, _ := nip19.EncodePublicKey(k.pk)
+	npub := npubOf(k.pk)
 	return "restricted: " + npub + " is not a member of this hub; join with an invite from " + who + ", ask a hub admin to add you, or authenticate with your owner's NIP-OA auth tag"
 }
 
@@ -156,7 +155,7 @@ func TestNIP43InvitesBinary(t *testing.T) {
 	// revoked: bob's claims stop admitting once bob is removed
 	inv2, _ := askInvite(t, b, nil)
 	a.must(admin.sign(t, 8001, "", nostr.Tag{"p", bob.pk}))
-	bobNpub, _ := nip19.EncodePublicKey(bob.pk)
+	bobNpub := npubOf(bob.pk)
 	if ok, msg := joinWith(e, erin, inv2.Tags.Find("claim")[1]); ok || msg != "restricted: that invite code was revoked: its issuer "+bobNpub+" may no longer invite (only hub members make invites)" {
 		t.Errorf("a removed member's claim: %v %q", ok, msg)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // nip86Req is one NIP-86 call as a client builds it; the fields a test
@@ -112,8 +111,6 @@ func (r nip86Req) ok(t testing.TB, wsURL string, k key) json.RawMessage {
 	}
 	return a.Result
 }
-
-func npubOf(pk string) string { n, _ := nip19.EncodePublicKey(pk); return n }
 
 // Every refusal of the NIP-86 endpoint is a JSON-RPC error with its reason
 // sentence, against the real binary: bad content type, no or malformed

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // TestRefusedAuthSaysWhy: once the hub has refused a key's AUTH, that
@@ -19,7 +18,7 @@ import (
 func TestRefusedAuthSaysWhy(t *testing.T) {
 	h := startHubProcOn(t, []string{"--invites", "off"}) // else a stranger is a NIP-43 guest (test/nip43_test.go)
 	stranger := newKey(t)
-	npub, _ := nip19.EncodePublicKey(stranger.pk)
+	npub := npubOf(stranger.pk)
 	want := "restricted: AUTH was refused: " + npub + " is not a member of this hub"
 
 	c := dialRaw(t, h.URL)

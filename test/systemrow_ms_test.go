@@ -17,18 +17,7 @@ import (
 // row).
 func TestSystemRowsKeepTheirChangesOrder(t *testing.T) {
 	_, tm := startTeam(t)
-	create := tm.alice.sign(t, 9007, "", nostr.Tag{"h", "ms-order"}, nostr.Tag{"name", "ms-order"}, nostr.Tag{"visibility", "open"}, nostr.Tag{"ms", "950"})
-	tm.a.must(create)
-	join := tm.bob.sign(t, 9021, "", nostr.Tag{"h", "ms-order"}, nostr.Tag{"ms", "951"})
-	join.CreatedAt = create.CreatedAt
-	if err := join.Sign(tm.bob.sk); err != nil {
-		t.Fatal(err)
-	}
-	tm.b.must(join)
-	rows, closed := tm.b.req("sys", nostr.Filter{Kinds: []int{40099}, Tags: nostr.TagMap{"h": {"ms-order"}}})
-	if closed != "" {
-		t.Fatalf("REQ closed: %s", closed)
-	}
+	create, join, rows := createThenJoin(t, tm, "ms-order", []nostr.Tag{{"ms", "950"}}, []nostr.Tag{{"ms", "951"}})
 	at := map[string]int64{}
 	for _, ev := range rows {
 		for _, trigger := range []*nostr.Event{create, join} {

@@ -6,6 +6,26 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
+// createThenJoin has alice create the open channel ch and bob join it in
+// the same second, with extra tags on each (e.g. ms), and returns both and
+// the channel's system rows (40099) as bob reads them.
+func createThenJoin(t *testing.T, tm team, ch string, createTags, joinTags []nostr.Tag) (create, join *nostr.Event, rows []*nostr.Event) {
+	t.Helper()
+	create = tm.alice.sign(t, 9007, "", append([]nostr.Tag{{"h", ch}, {"name", ch}, {"visibility", "open"}}, createTags...)...)
+	tm.a.must(create)
+	join = tm.bob.sign(t, 9021, "", append([]nostr.Tag{{"h", ch}}, joinTags...)...)
+	join.CreatedAt = create.CreatedAt
+	if err := join.Sign(tm.bob.sk); err != nil {
+		t.Fatal(err)
+	}
+	tm.b.must(join)
+	rows, closed := tm.b.req("sys", nostr.Filter{Kinds: []int{40099}, Tags: nostr.TagMap{"h": {ch}}})
+	if closed != "" {
+		t.Fatalf("REQ closed: %s", closed)
+	}
+	return create, join, rows
+}
+
 // TestSystemRowDatedByItsChange: a channel created and joined in one second
 // moves its state clock a second on (the replaceable 39000-39002 need it),
 // but the join's 40099 row is dated by the join itself, so a message sent
@@ -14,18 +34,7 @@ import (
 func TestSystemRowDatedByItsChange(t *testing.T) {
 	_, tm := startTeam(t)
 	at := nostr.Now()
-	create := tm.alice.sign(t, 9007, "", nostr.Tag{"h", "same-second"}, nostr.Tag{"name", "same-second"}, nostr.Tag{"visibility", "open"})
-	tm.a.must(create)
-	join := tm.bob.sign(t, 9021, "", nostr.Tag{"h", "same-second"})
-	join.CreatedAt = create.CreatedAt
-	if err := join.Sign(tm.bob.sk); err != nil {
-		t.Fatal(err)
-	}
-	tm.b.must(join)
-	rows, closed := tm.b.req("sys", nostr.Filter{Kinds: []int{40099}, Tags: nostr.TagMap{"h": {"same-second"}}})
-	if closed != "" {
-		t.Fatalf("REQ closed: %s", closed)
-	}
+	create, join, rows := createThenJoin(t, tm, "same-second", nil, nil)
 	var joined *nostr.Event
 	for _, ev := range rows {
 		if ev.Tags.FindWithValue("e", join.ID) != nil {

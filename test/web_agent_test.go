@@ -66,7 +66,7 @@ func (a *webAgent) run(t testing.TB) *bridgeProc {
 func TestWebApprovesPermission(t *testing.T) {
 	w := startWebTeam(t)
 	agent := w.startWebAgent(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	tail := w.tail(t, "bob", "room")
 

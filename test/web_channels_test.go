@@ -3,7 +3,6 @@ package test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,7 +56,7 @@ func (w *webTeam) waitRefusal(t testing.TB, want string) {
 func TestWebCreatesPrivateChannel(t *testing.T) {
 	w := startWebTeam(t)
 	w.addProfile(t, "carol")
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.b.waitVisible(`[data-testid="channel-item"][aria-current="true"]`)
 
 	w.b.click(tid("channel-new"))
@@ -117,7 +116,7 @@ func TestWebCreatesPrivateChannel(t *testing.T) {
 // of shows the hub's refusal word for word.
 func TestWebJoinsAndLeavesChannel(t *testing.T) {
 	w := startWebTeam(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	w.cli.ok("channel", "create", "town square", "--profile", "bob")
 	join := `[data-testid="channel-join"][data-channel="town-square"]`

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,7 +19,7 @@ func TestWebShowsQuotes(t *testing.T) {
 	w.cli.ok("channel", "create", "ops", "--profile", "bob") // open, and the owner is not in it: the page loads none of it
 	elsewhere := w.send(t, "bob", "ops", "rollback plan ready")
 	across := w.send(t, "owner", "room", "good to know", "--quote", elsewhere)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	w.waitMessage(t, tid("timeline"), "nice work")
 	sel := messageSel(quoting)

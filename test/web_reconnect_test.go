@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,7 +10,7 @@ import (
 // with what was sent while it was away, and shows no message twice.
 func TestWebReconnectAfterKill9(t *testing.T) {
 	w := startWebTeam(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	before := w.send(t, "bob", "room", "before the crash")
 	w.waitMessage(t, tid("timeline"), "before the crash")

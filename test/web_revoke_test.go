@@ -3,8 +3,6 @@ package test
 import (
 	"strings"
 	"testing"
-
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // A paired browser whose device the owner revokes with `hive device
@@ -14,10 +12,7 @@ func TestWebRevokedDeviceSignedOut(t *testing.T) {
 	w := startWebTeam(t)
 	device := w.pairBrowser(t)
 	w.openChannel(t, "room")
-	npub, err := nip19.EncodePublicKey(device)
-	if err != nil {
-		t.Fatal(err)
-	}
+	npub := npubOf(device)
 	w.cli.ok("device", "revoke", "--device", npub, "--profile", "owner")
 	w.b.waitVisible(tid("pair-uri"))
 	w.b.waitState("signed-out")

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,7 +14,7 @@ import (
 // nothing tried to run).
 func TestWebMessagesCannotRunScript(t *testing.T) {
 	w := startWebTeam(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	// each attack, and a piece of it its message must show as text
 	attacks := []string{

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,7 +20,7 @@ func pendingFind(state, sub string) string {
 // once), and bob's `hive read` has it once.
 func TestWebSendingWhileOffline(t *testing.T) {
 	w := startWebTeam(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	w.h.kill9()
 	w.b.waitState("reconnecting", "connecting")
@@ -66,7 +65,7 @@ func TestWebSendingWhileOffline(t *testing.T) {
 // same reason) and Discard, which gives the text back to the composer.
 func TestWebNotSentShowsReason(t *testing.T) {
 	w := startWebTeam(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	long := "too long " + strings.Repeat("word ", 28000)
 	w.b.setValue(mainComposer, long)

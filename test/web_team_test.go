@@ -91,6 +91,13 @@ func (w *webTeam) importKey(t testing.TB, keyFile string) {
 	w.b.importKey(nsecOf(t, keyFile), "")
 }
 
+// signInAsOwner signs the page in with the owner's key (the hub's admin
+// key), as the owner's own browser would be.
+func (w *webTeam) signInAsOwner(t testing.TB) {
+	t.Helper()
+	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+}
+
 // openChannel clicks a channel in the sidebar, once the page has opened
 // its first channel by itself, and waits until it is the open one. The
 // sidebar is rebuilt on every change, so a click whose press and release

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,7 +93,7 @@ func TestWebPagesBack(t *testing.T) {
 	w.cli.ok("channel", "create", "big", "--profile", "owner")
 	w.cli.ok("channel", "join", "big", "--profile", "bob")
 	newest := seed(t, c, "big", 250)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "big")
 	w.b.waitVisible(tid("timeline") + " " + messageSel(newest))
 	count := func() int { return w.b.count(tid("timeline") + " " + tid("message")) }
@@ -148,7 +147,7 @@ func TestWebPagesBack(t *testing.T) {
 // and what it sends there the other member reads with hive read.
 func TestWebStartsDM(t *testing.T) {
 	w := startWebTeam(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.b.waitVisible(`[data-testid="channel-item"][aria-current="true"]`)
 	w.b.click(tid("dm-new"))
 	w.b.waitUntil("the DM input focused", `document.activeElement?.dataset.testid === "dm-new-input"`)
@@ -174,7 +173,7 @@ func TestWebStartsDM(t *testing.T) {
 func TestWebAgentTranscript(t *testing.T) {
 	w := startWebTeam(t)
 	agent := w.startWebAgent(t)
-	w.importKey(t, filepath.Join(w.h.Data, "admin.key"))
+	w.signInAsOwner(t)
 	w.openChannel(t, "room")
 	w.cli.ok("send", "room", "@helper [[permission]] show me the transcript", "--mention", "helper", "--profile", "owner")
 	item := tid("agent-item") + fmt.Sprintf(`[data-agent=%q]`, agent)

@@ -40,6 +40,18 @@ func profiles() (*client.Profiles, string, error) {
 	return p, home, err
 }
 
+// updateProfiles loads the profile set, lets change edit it and saves it.
+func updateProfiles(change func(set *client.Profiles) error) error {
+	set, home, err := profiles()
+	if err != nil {
+		return err
+	}
+	if err := change(set); err != nil {
+		return err
+	}
+	return set.Save(home)
+}
+
 // profileView is a profile as commands print it.
 type profileView struct {
 	client.Profile
@@ -243,14 +255,7 @@ func newProfileUseCmd() *cobra.Command {
 		Short: "Make NAME the current profile",
 		Args:  exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, home, err := profiles()
-			if err != nil {
-				return err
-			}
-			if err := set.Use(args[0]); err != nil {
-				return err
-			}
-			if err := set.Save(home); err != nil {
+			if err := updateProfiles(func(set *client.Profiles) error { return set.Use(args[0]) }); err != nil {
 				return err
 			}
 			return outputLine(cmd, map[string]any{"current": args[0]}, "current profile: %s", args[0])
@@ -264,18 +269,13 @@ func newProfileRemoveCmd() *cobra.Command {
 		Short: "Remove a profile (its key file stays)",
 		Args:  exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, home, err := profiles()
-			if err != nil {
-				return err
-			}
-			pr, err := set.Get(args[0])
-			if err != nil {
-				return err
-			}
-			if err := set.Remove(args[0]); err != nil {
-				return err
-			}
-			if err := set.Save(home); err != nil {
+			var pr client.Profile
+			if err := updateProfiles(func(set *client.Profiles) (err error) {
+				if pr, err = set.Get(args[0]); err != nil {
+					return err
+				}
+				return set.Remove(args[0])
+			}); err != nil {
 				return err
 			}
 			return outputLine(cmd, map[string]any{"removed": args[0], "key": pr.Key}, "removed profile %s (key file %s kept)", args[0], pr.Key)
