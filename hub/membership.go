@@ -221,11 +221,11 @@ func (t *tx) join(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.open() {
-		return nil, reject("restricted: channel %s is private; ask one of its admins to add you", c.id)
-	}
 	if actor != noRole {
 		return nil, reject("duplicate: already a member of %s", c.id)
+	}
+	if !c.open() {
+		return nil, reject("restricted: channel %s is private; ask one of its admins to add you", c.id)
 	}
 	if err := t.setRole(c.id, t.by, roleMember); err != nil {
 		return nil, err
