@@ -216,16 +216,11 @@ func TestFlotillaTrial(t *testing.T) {
 // chunk fetch a reload cut short, and its members window's call of NIP-86
 // listbannedpubkeys, which hive has no bans for and leaves out of
 // supportedmethods: the hub answers 400 with the reason and flotilla
-// reads the missing result's length. And a 401: flotilla makes the same
-// NIP-86 call twice within one second, whose NIP-98 authorizations are then
-// the same event, and the hub refuses the second as a replay ("this NIP-98
-// authorization was already used; sign a new one"), as spec/protocol.md
-// says it must.
+// reads the missing result's length.
 var flotillaKnownErrors = []string{
 	"net::ERR_NAME_NOT_RESOLVED",
 	"/upload",
 	"Failed to fetch http://127.0.0.1",
 	"the server responded with a status of 400",
-	"the server responded with a status of 401",
 	"Cannot read properties of null (reading 'length')",
 }
