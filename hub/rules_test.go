@@ -121,6 +121,9 @@ func TestWriteRules(t *testing.T) {
 		{"hub remove configured admin", []step{s("admin", 8001, "invalid: the hub's configured admin cannot be removed", T{"p", "@admin"})}, nil},
 		{"hub remove non-member", []step{s("admin", 8001, "invalid: … is not a hub member", T{"p", "@stranger"})}, nil},
 		{"hub remove", []step{s("admin", 8001, "", T{"p", "@bob"})}, []afterCheck{isHubMember("bob", false)}},
+		{"revoke invite by member", []step{s("carol", 30451, "restricted: only a hub admin revokes invites", T{"d", "0123456789abcdef"})}, nil},
+		{"revoke invite bad id", []step{s("admin", 30451, "invalid: the d tag must be an invite claim's id (16 hex digits, as hive invite --json shows it)", T{"d", "nope"})}, nil},
+		{"revoke invite", []step{s("admin", 30451, "", T{"d", "0123456789abcdef"})}, nil},
 
 		// channel membership
 		{"add to missing channel", []step{s("alice", 9000, "invalid: channel \"nope\" does not exist (create it with kind 9007)", T{"h", "nope"}, T{"p", "@mallory"})}, nil},

@@ -3,7 +3,7 @@ package hub
 // projectionTables are derived from the log: Rebuild empties and refills them,
 // and replay --verify compares them. Their columns hold nothing that is not a
 // function of the log.
-var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "hub_info", "invite_uses"}
+var projectionTables = []string{"hub_members", "channels", "channel_pictures", "channel_members", "agents", "devices", "revocations", "reactions", "hub_info", "invite_uses", "invite_revocations"}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS hub_members (
@@ -82,6 +82,10 @@ var schema = []string{
 		claim  TEXT NOT NULL,
 		member TEXT NOT NULL,
 		PRIMARY KEY (claim, member)
+	)`,
+	// The invite claims a hub admin revoked (kind 30451, invite_revoke.go).
+	`CREATE TABLE IF NOT EXISTS invite_revocations (
+		claim TEXT PRIMARY KEY
 	)`,
 	// Not a projection: the created_at of the hub's last state snapshot per
 	// channel, so each new snapshot is strictly newer than the last.
