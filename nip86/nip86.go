@@ -137,11 +137,12 @@ func (h *Handler) call(w http.ResponseWriter, req *http.Request) (any, int, stri
 	if err != nil {
 		return nil, http.StatusBadRequest, err.Error()
 	}
-	// A call that changes the hub is done once per authorization. A read is
-	// answered again: it changes nothing, and two identical reads within a
-	// second are one event (clients' NIP-98 events carry only u, method and
-	// payload), as flotilla's concurrent calls are.
-	if !slices.Contains(readOnly, method) && !h.seen.add(auth.ID, now) {
+	// A call that changes the hub is done once per authorization. Any other
+	// (a read, a method hive does not do) is answered again: it changes
+	// nothing, and two identical calls within a second are one event
+	// (clients' NIP-98 events carry only u, method and payload), as
+	// flotilla's concurrent calls are.
+	if slices.Contains(hub.AdminMethods(), method) && !h.seen.add(auth.ID, now) {
 		return nil, http.StatusUnauthorized, "restricted: this NIP-98 authorization was already used; sign a new one"
 	}
 	switch method {

@@ -212,6 +212,14 @@ func TestNIP86RefusalsBinary(t *testing.T) {
 				t.Errorf("%s twice with one authorization: %s, then %s", m, first, second)
 			}
 		}
+		// flotilla calls listbannedpubkeys twice at once: each is told why
+		unknown := newNIP86(url, "listbannedpubkeys")
+		unknown.auth = unknown.token(t, admin)
+		for range 2 {
+			if a := unknown.send(t, url, admin); a.status != 400 || a.Error != `invalid: method "listbannedpubkeys": hive does not do it (supportedmethods lists what it does)` {
+				t.Errorf("listbannedpubkeys with one authorization: %d %q", a.status, a.Error)
+			}
+		}
 	})
 
 	t.Run("preflight", func(t *testing.T) {
