@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build run test test-go test-go-units test-race test-e2e-a test-e2e-b test-interop test-adapters-deps test-web-node web web-check web-deps vet bench bench-quick bench-bridge fuzz soak clean
+.PHONY: build run test test-flotilla test-go test-go-units test-race test-e2e-a test-e2e-b test-interop test-adapters-deps test-web-node web web-check web-deps vet bench bench-quick bench-bridge fuzz soak clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hive
@@ -68,6 +68,16 @@ $(ADAPTERS)/node_modules/.hive-installed: $(ADAPTERS)/package.json $(ADAPTERS)/p
 	@command -v node >/dev/null || { echo "node is required for the bridge's adapter tests (install Node.js 20+)"; exit 1; }
 	cd $(ADAPTERS) && npm ci --no-audit --no-fund --silent
 	touch $@
+
+# flotilla itself against the real binary in headless Chromium
+# (test/flotilla_test.go): not part of make test, since flotilla is not in
+# this repository. FLOTILLA is the directory of its static build (the one
+# with index.html and _app/); the test skips without it, and this target
+# fails without it.
+FLOTILLA ?=
+test-flotilla: build
+	@test -n "$(FLOTILLA)" && test -f "$(FLOTILLA)/index.html" || { echo "make test-flotilla FLOTILLA=DIR: DIR is flotilla's static build (index.html, _app/)"; exit 1; }
+	HIVE_FLOTILLA=$(abspath $(FLOTILLA)) HIVE_REQUIRE_FLOTILLA=1 HIVE_REQUIRE_CHROMIUM=1 $(GO) test -tags $(TAGS) -count=1 -timeout 10m -run '^TestFlotilla' -v ./test/
 
 # The nostr-tools and NDK interop suites run when test/interop exists and node
 # is installed. --test-force-exit: NDK keeps interval timers after its relays

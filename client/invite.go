@@ -57,6 +57,7 @@ func JoinRequest(claim string) nostr.Event {
 
 // Invite is an invite claim the hub made, with the link that carries it.
 type Invite struct {
+	ID      string    `json:"id"` // what hive invite --revoke and a revocation (kind 30451) name
 	Claim   string    `json:"claim"`
 	Link    string    `json:"link"`
 	Hub     string    `json:"hub"`
@@ -84,6 +85,7 @@ func (c *Client) NewInvite(ctx context.Context, uses int, life time.Duration) (I
 			continue
 		}
 		inv := Invite{Claim: claim, Hub: c.URL()}
+		inv.ID, _ = kinds.InviteClaimID(claim)
 		inv.Uses, _ = strconv.Atoi(tagVal(ev.Tags, "u"))
 		if exp, err := strconv.ParseInt(tagVal(ev.Tags, "expiration"), 10, 64); err == nil {
 			inv.Expires = time.Unix(exp, 0).UTC()
@@ -92,6 +94,23 @@ func (c *Client) NewInvite(ctx context.Context, uses int, life time.Duration) (I
 		return inv, nil
 	}
 	return Invite{}, wrap(ErrNotFound, fmt.Errorf("the hub made no invite claim"))
+}
+
+// InviteRevocation is a hub admin's revocation (kind 30451) of one invite
+// claim: what may be a link, a claim or a claim's id; the claim admits no
+// key after it.
+func InviteRevocation(what string) (nostr.Event, error) {
+	id := strings.TrimSpace(what)
+	if !kinds.IsInviteClaimID(id) {
+		_, claim, err := ParseInvite(what)
+		if err != nil {
+			return nostr.Event{}, err
+		}
+		if id, err = kinds.InviteClaimID(claim); err != nil {
+			return nostr.Event{}, err
+		}
+	}
+	return nostr.Event{Kind: kinds.InviteRevocation, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"d", id}}}, nil
 }
 
 func tagVal(tags nostr.Tags, name string) string {

@@ -136,6 +136,11 @@ func (t *tx) useClaim(ev *nostr.Event, cl nostr.Tag, byInvite bool) (string, err
 	} else if r != noRole { // admitted meanwhile: an invite never changes a role
 		return "", reject("duplicate: you are already a member of this hub")
 	}
+	if revoked, err := t.claimRevoked(cl[1]); err != nil {
+		return "", err
+	} else if revoked {
+		return "", reject("restricted: that invite code was revoked by a hub admin; ask for a new one")
+	}
 	if used >= limit {
 		return "", reject("restricted: that invite code has been used %d of %d times; ask for a new one", used, limit)
 	}
@@ -221,11 +226,11 @@ func (t *tx) join(ev *nostr.Event) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.open() {
-		return nil, reject("restricted: channel %s is private; ask one of its admins to add you", c.id)
-	}
 	if actor != noRole {
 		return nil, reject("duplicate: already a member of %s", c.id)
+	}
+	if !c.open() {
+		return nil, reject("restricted: channel %s is private; ask one of its admins to add you", c.id)
 	}
 	if err := t.setRole(c.id, t.by, roleMember); err != nil {
 		return nil, err

@@ -41,6 +41,8 @@ var tables = []table{
 	{name: "hub_keys", columns: "pubkey TEXT", key: 1},
 	// The keys each invite claim admitted (hub-signed 8000s naming it).
 	{name: "invite_uses", columns: "claim TEXT, member TEXT", key: 2, derived: true},
+	// The invite claims a hub admin revoked (kind 30451, invite_revoke.go).
+	{name: "invite_revocations", columns: "claim TEXT", key: 1, derived: true},
 	// The created_at of the hub's last state snapshot per channel, so each
 	// new snapshot is strictly newer than the last.
 	{name: "state_clock", columns: "channel TEXT, at INTEGER", key: 1},

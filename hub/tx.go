@@ -40,6 +40,7 @@ func allRules() ruleSet {
 	receiptRules(rs)
 	workflowRules(rs)
 	hubInfoRules(rs)
+	inviteRevocationRules(rs)
 	return rs
 }
 

@@ -95,6 +95,7 @@ const (
 	ObserverFrame    = 24200
 	ReadState        = 30078
 	AgentRevocation  = 30450
+	InviteRevocation = 30451
 	WorkflowDef      = 30460
 	HubInfo          = 30461
 	WorkflowStatus   = 30463
@@ -150,6 +151,7 @@ var table = []Kind{
 	{ObserverFrame, "agent observer frame", NonConversational, Ephemeral, []string{"p"}, RecipientOnly, false, NoEffect, "NIP-44; exactly one `p`: the sender's owner or one of its agents, the only reader"},
 	{ReadState, "read-state", NonConversational, Addressable, []string{"d"}, AuthorOnly, false, NoEffect, "`d` = read-state:<context>; content = position (unix seconds, then optionally the ids of the rows read in that second); readable by the member's keys; never moves backwards"},
 	{AgentRevocation, "agent revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "owner-signed; `d` = agent pubkey"},
+	{InviteRevocation, "invite revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "by a hub admin (their devices act as them): `d` = an invite claim's id (`hive invite --json` shows it); the claim admits no key after it, the keys it admitted stay members"},
 	{WorkflowDef, "workflow definition", NonConversational, Addressable, []string{"d", "h", "p"}, ChannelMembers, false, NoEffect, "by a channel owner or admin (their devices act as them); `d` = the workflow's name, `p` = its runner, content = the YAML, which must validate (spec/workflows.md)"},
 	{HubInfo, "hub information (NIP-11)", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "written by the hub on a hub admin's NIP-86 call (changerelayname, ...): `d` = name, description or icon, content = its value, with the call's NIP-98 authorization (`nip98`) and body (`nip86`); the NIP-11 document serves the newest of each"},
 	{WorkflowStatus, "workflow status", NonConversational, Addressable, []string{"d", "h"}, ChannelMembers, false, NoEffect, "by the workflow's runner: `d` = the definition's address (30460:author:name), content = JSON: status (`active`, `paused`), reason, the definition version it is about, the newest schedule slot settled (spec/workflows.md)"},

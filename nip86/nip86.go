@@ -133,12 +133,17 @@ func (h *Handler) call(w http.ResponseWriter, req *http.Request) (any, int, stri
 	if err := nip98.CheckSignature(auth); err != nil { // verified only for an admin's key: a stranger costs no verification
 		return nil, http.StatusUnauthorized, "invalid: NIP-98: " + err.Error()
 	}
-	if !h.seen.add(auth.ID, now) {
-		return nil, http.StatusUnauthorized, "restricted: this NIP-98 authorization was already used; sign a new one"
-	}
 	method, _, err := hub.ParseCall(body)
 	if err != nil {
 		return nil, http.StatusBadRequest, err.Error()
+	}
+	// A call that changes the hub is done once per authorization. Any other
+	// (a read, a method hive does not do) is answered again: it changes
+	// nothing, and two identical calls within a second are one event
+	// (clients' NIP-98 events carry only u, method and payload), as
+	// flotilla's concurrent calls are.
+	if slices.Contains(hub.AdminMethods(), method) && !h.seen.add(auth.ID, now) {
+		return nil, http.StatusUnauthorized, "restricted: this NIP-98 authorization was already used; sign a new one"
 	}
 	switch method {
 	case "supportedmethods":

@@ -78,3 +78,65 @@ func TestInviteCLIBinary(t *testing.T) {
 		t.Errorf("hive serve --invites everyone: exit %d\n%s", code, errOut)
 	}
 }
+
+// hive invite --revoke against the real binary: the admin revokes one of two
+// invites (by its link); a key joining with it is refused with the reason,
+// exit 3, while the other invite still admits a key, also over a raw NIP-43
+// join request; the key the revoked invite admitted before stays a member;
+// a member may not revoke, and a revocation of something that is no claim
+// is a usage error.
+func TestInviteRevokeBinary(t *testing.T) {
+	data := t.TempDir()
+	p := startProc(t, data, freeAddr(t))
+	admin := newCLI(t)
+	admin.ok("profile", "add", "admin", "--hub", p.URL, "--key", filepath.Join(data, "admin.key"))
+	type invite struct{ ID, Claim, Link string }
+	var first, second invite
+	json.Unmarshal([]byte(admin.ok("invite", "--uses", "5", "--json")), &first)
+	json.Unmarshal([]byte(admin.ok("invite", "--uses", "5", "--json")), &second)
+	if len(first.ID) != 16 || first.ID == second.ID {
+		t.Fatalf("hive invite --json ids: %q %q", first.ID, second.ID)
+	}
+
+	early := newCLI(t)
+	early.ok("profile", "add", "early", "--new-key", "--invite", first.Link)
+	out := admin.ok("invite", "--revoke", first.Link)
+	if !strings.Contains(out, "revoked invite "+first.ID+": it admits no more keys") {
+		t.Errorf("hive invite --revoke:\n%s", out)
+	}
+
+	late := newCLI(t)
+	e := late.fails(t, 3, "profile", "add", "late", "--new-key", "--invite", first.Link)
+	if !strings.HasSuffix(e.Message, "restricted: that invite code was revoked by a hub admin; ask for a new one") {
+		t.Errorf("a revoked invite: %+v", e)
+	}
+	guestKey := newKey(t)
+	r := guest(t, p.URL, guestKey, strangerReason(guestKey, "a hub admin"))
+	if ok, msg := joinWith(r, guestKey, first.Claim); ok || msg != "restricted: that invite code was revoked by a hub admin; ask for a new one" {
+		t.Errorf("a raw join request with the revoked claim: %v %q", ok, msg)
+	}
+	if ok, msg := joinWith(r, guestKey, second.Claim); !ok {
+		t.Errorf("the other invite, after one was revoked: %q", msg)
+	}
+	late.ok("profile", "add", "late", "--new-key", "--invite", second.Link)
+	members := admin.ok("member", "list")
+	for name, c := range map[string]*cli{"early": early, "late": late} {
+		if n := profileNpub(t, c, name); n == "" || !strings.Contains(members, n) {
+			t.Errorf("hive member list lacks %s:\n%s", n, members)
+		}
+	}
+
+	e = late.fails(t, 3, "invite", "--revoke", second.ID)
+	if !strings.HasSuffix(e.Message, "restricted: only a hub admin revokes invites") {
+		t.Errorf("a member's hive invite --revoke: %+v", e)
+	}
+	admin.fails(t, 1, "invite", "--revoke", "not-a-claim")
+}
+
+// profileNpub is the npub of c's profile name.
+func profileNpub(t *testing.T, c *cli, name string) string {
+	t.Helper()
+	var p struct{ Npub string }
+	json.Unmarshal([]byte(c.ok("profile", "add", name, "--json")), &p)
+	return p.Npub
+}

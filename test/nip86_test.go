@@ -189,14 +189,33 @@ func TestNIP86RefusalsBinary(t *testing.T) {
 		}
 	})
 
+	// A call that changes the hub is answered once per authorization; a
+	// read again: nostr-tools' and NDK's authorizations carry only u, method
+	// and payload, so two clients' (or one client's two) identical reads in
+	// one second are one event, as flotilla's are.
 	t.Run("replay", func(t *testing.T) {
-		r := newNIP86(url, "listallowedpubkeys")
-		tok := r.token(t, admin)
-		r.auth = tok
+		r := newNIP86(url, "allowpubkey", newKey(t).pk)
+		r.auth = r.token(t, admin)
 		r.ok(t, url, admin)
 		a := r.send(t, url, admin)
 		if a.status != 401 || a.Error != "restricted: this NIP-98 authorization was already used; sign a new one" {
 			t.Fatalf("replay: %d %q", a.status, a.Error)
+		}
+		for _, m := range []string{"listallowedpubkeys", "supportedmethods"} {
+			read := newNIP86(url, m)
+			read.auth = read.token(t, admin)
+			first, second := read.ok(t, url, admin), read.ok(t, url, admin)
+			if !bytes.Equal(first, second) {
+				t.Errorf("%s twice with one authorization: %s, then %s", m, first, second)
+			}
+		}
+		// flotilla calls listbannedpubkeys twice at once: each is told why
+		unknown := newNIP86(url, "listbannedpubkeys")
+		unknown.auth = unknown.token(t, admin)
+		for range 2 {
+			if a := unknown.send(t, url, admin); a.status != 400 || a.Error != `invalid: method "listbannedpubkeys": hive does not do it (supportedmethods lists what it does)` {
+				t.Errorf("listbannedpubkeys with one authorization: %d %q", a.status, a.Error)
+			}
 		}
 	})
 

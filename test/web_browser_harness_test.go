@@ -106,8 +106,8 @@ func artifactDir(t testing.TB) string {
 }
 
 // newBrowser starts Chromium trusting the certificate with pin (sha256/...),
-// with a fresh profile. It is closed when the test ends.
-func newBrowser(t testing.TB, pin string) *browser {
+// with a fresh profile and the extra options. It is closed when the test ends.
+func newBrowser(t testing.TB, pin string, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	exe := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -127,6 +127,7 @@ func newBrowser(t testing.TB, pin string) *browser {
 		chromedp.Flag("ignore-certificate-errors-spki-list", strings.TrimPrefix(pin, "sha256/")),
 		chromedp.WindowSize(1280, 900),
 	}
+	opts = append(opts, extra...)
 	ctx, cancelTime := context.WithTimeout(context.Background(), browserTimeout)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)

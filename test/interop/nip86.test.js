@@ -1,7 +1,8 @@
 // NIP-86 administration as standard clients call it, against the real hive
 // binary: the Authorization header is nostr-tools' NIP-98 token (getToken,
-// with the body's hash as its payload), the request is welshman's (the
-// relay URL with ws replaced by http, POST, application/nostr+json+rpc).
+// with the body's hash as its payload), or NDK's signed HttpAuth event; the
+// request is welshman's (the relay URL with ws replaced by http, POST,
+// application/nostr+json+rpc).
 // Over SQLite, like nip29.test.js.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -10,6 +11,9 @@ import WebSocket from 'ws'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure'
 import { getToken } from 'nostr-tools/nip98'
+import * as nip19 from 'nostr-tools/nip19'
+import NDK, { NDKEvent, NDKKind, NDKPrivateKeySigner } from '@nostr-dev-kit/ndk'
+import { createHash } from 'node:crypto'
 
 import { closeHub, startSQLiteHub, authRelay } from './harness.js'
 
@@ -114,4 +118,42 @@ test('an authorization for another URL is refused', async () => {
   const body = await res.json()
   assert.equal(res.status, 401)
   assert.equal(body.error, `invalid: NIP-98: the authorization's u "https://elsewhere.example/" is not this hub's URL (${httpURL})`)
+})
+
+// manageNDK is manage with the authorization an NDK app makes: NDK has no
+// NIP-98 helper, so an NDKEvent of its HttpAuth kind (27235) with the u,
+// method and payload tags NIP-98 names, signed by NDK's signer.
+async function manageNDK (sk, method, params = []) {
+  const body = JSON.stringify({ method, params })
+  const ndk = new NDK({ signer: new NDKPrivateKeySigner(Buffer.from(sk).toString('hex')) })
+  const ev = new NDKEvent(ndk, {
+    kind: NDKKind.HttpAuth,
+    created_at: Math.floor(Date.now() / 1000),
+    content: '',
+    tags: [['u', httpURL], ['method', 'POST'], ['payload', createHash('sha256').update(body).digest('hex')]],
+  })
+  await ev.sign()
+  const authorization = 'Nostr ' + Buffer.from(JSON.stringify(ev.rawEvent())).toString('base64')
+  const res = await fetch(httpURL, {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/nostr+json+rpc', Authorization: authorization },
+  })
+  return { status: res.status, ...(await res.json()) }
+}
+
+test('NDK: the admin allows a key and lists it; a non-admin is refused with the reason', async () => {
+  const carolSK = generateSecretKey()
+  const carolPK = getPublicKey(carolSK)
+  const allow = await manageNDK(adminSK, 'allowpubkey', [carolPK, 'added from NDK'])
+  assert.deepEqual([allow.status, allow.result, allow.error], [200, true, undefined])
+  assert.equal(await canAuth(carolSK), true)
+  const list = await manageNDK(adminSK, 'listallowedpubkeys')
+  assert.equal(list.status, 200, list.error)
+  assert.ok(list.result.some((r) => r.pubkey === carolPK), JSON.stringify(list.result))
+
+  const refused = await manageNDK(carolSK, 'allowpubkey', [getPublicKey(generateSecretKey())])
+  assert.equal(refused.status, 403)
+  assert.equal(refused.result, null)
+  assert.equal(refused.error, `restricted: ${nip19.npubEncode(carolPK)} is not a hub admin; NIP-86 calls are for hub admins and their paired devices`)
 })
