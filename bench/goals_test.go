@@ -65,9 +65,12 @@ func TestTableJudgesTargets(t *testing.T) {
 	c := &config{publishers: 8, ingest: 1000, burstConns: 8, burstPerConn: 10, fanoutSubs: 1000, fanoutEvents: 200,
 		sendtailEvents: 500, sendtailSpace: 10 * time.Millisecond, idleConns: 100}
 	hive := &serverResult{
-		Ingest:   &ingestResult{N: 1000, Rate: 2500, P99: 9 * time.Millisecond},
-		CPU:      map[string]cpuSplit{"ingest": {Wall: time.Second, Server: 120 * time.Millisecond}},
-		Burst:    &burstResult{TimeToLast: 3100 * time.Millisecond, GrowthKB: 10 << 10},
+		Ingest: &ingestResult{N: 1000, Rate: 2500, P99: 9 * time.Millisecond},
+		CPU: map[string]cpuSplit{
+			"ingest": {Wall: time.Second, Server: 120 * time.Millisecond, Stored: 6 << 10 * 1000, Written: 25 << 10 * 1000},
+			"burst":  {Wall: 3 * time.Second, Server: 8 * time.Millisecond, Stored: 7 << 10 * 80, Written: 13 << 10 * 80},
+		},
+		Burst:    &burstResult{N: 80, TimeToLast: 3100 * time.Millisecond, GrowthKB: 10 << 10},
 		ReadsGC:  &gcShare{GC: 120 * time.Millisecond, CPU: time.Second},
 		Fanout:   &fanoutResult{P50: 5 * time.Millisecond, P99: 15 * time.Millisecond},
 		SendTail: &fanoutResult{P50: 1900 * time.Microsecond, P99: 4 * time.Millisecond, Missed: 1},
@@ -86,6 +89,12 @@ func TestTableJudgesTargets(t *testing.T) {
 		{"ingest", "server CPU per acknowledged event", "120 µs", "200 µs", "≤ 120 µs", "met"},
 		{"ingest", "OK p99", "9.00 ms", "0.00 ms", "< 10 ms", "met"},
 		{"burst", "time to last OK", "3.10 s", "10.00 s", "≤ 0.3× peer", "**missed**"},
+		{"ingest", "written to storage per acknowledged event (write_bytes)", "6.0 KB", "0.0 KB", "≤ 6 KB", "met"},
+		{"ingest", "passed to write per acknowledged event (wchar)", "25.0 KB", "0.0 KB", "", ""},
+		{"burst", "events/s (acknowledged / time to last OK)", "26", "0", "≥ 12,000", "**missed**"},
+		{"burst", "server CPU per acknowledged event", "100 µs", "-", "≤ 120 µs", "met"},
+		{"burst", "written to storage per acknowledged event (write_bytes)", "7.0 KB", "-", "≤ 6 KB", "**missed**"},
+		{"burst", "passed to write per acknowledged event (wchar)", "13.0 KB", "-", "", ""},
 		{"burst", "peak RSS growth", "10.0 MB", "0.0 MB", "< 64 MB", "met"},
 		{"read workloads", "garbage collection, share of the server's CPU", "12.0% (0.12 of 1.00 s)", "n/a", "< 10% of the server's CPU", "**missed**"},
 		{"channel history", "REQ→EOSE p99", "-", "-", "< 2 ms", "not measured"},

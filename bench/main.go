@@ -251,6 +251,7 @@ type cpuSplit struct {
 	DB       time.Duration // the shared PostgreSQL server, if any
 	Client   time.Duration // the benchmark itself
 	Stored   int64         // bytes the server processes caused to be written to storage (write_bytes)
+	Written  int64         // bytes they passed to write-like calls, files and sockets (wchar)
 	Others   time.Duration // every other process on the machine
 	Activity map[string]float64
 }

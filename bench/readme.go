@@ -66,8 +66,8 @@ func envSection(c *config) string {
 	if c.hiveStore != "" {
 		log = fmt.Sprintf("hive as %d instance(s) over one PostgreSQL log (-hive-store)", c.hiveInstances)
 	}
-	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s; %s. Mode: %s, %s stored events; the whole run took %s. hive and the peer ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), log, mode, fmtCount(c.stored), time.Since(logStart).Round(time.Second))
+	return fmt.Sprintf("Run of %s: `uname -m` %s, %s, %d cores, %s; hive built from %s; %s. Mode: %s, %s stored events; the whole run took %s. hive and the peer (%s) ran one after the other on the same machine, each alone, sharing its cores with the benchmark client.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), unameM(), cpuModel(), runtime.NumCPU(), runtime.Version(), hiveRevision(src), log, mode, fmtCount(c.stored), time.Since(logStart).Round(time.Second), c.peer)
 }
 
 const (

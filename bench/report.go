@@ -56,12 +56,14 @@ func renderTable(c *config, res *results) string {
 	t.add("", "server CPU per acknowledged event", cpuPerEvent, gl.ingestCPU, true)
 	t.add("", "OK p50", ing(func(x *ingestResult) cell { return durCell(x.P50) }), goal{}, true)
 	t.add("", "OK p99", ing(func(x *ingestResult) cell { return durCell(x.P99) }), gl.ingestP99, true)
-	t.add("", "written to storage per acknowledged event (write_bytes)", storedPerEvent("ingest", func(r *serverResult) int {
+	ingestAcked := func(r *serverResult) int {
 		if r.Ingest == nil {
 			return 0
 		}
 		return r.Ingest.N - r.Ingest.Rejected
-	}), gl.storedPerEvent, true)
+	}
+	t.add("", "written to storage per acknowledged event (write_bytes)", storedPerEvent("ingest", ingestAcked), gl.storedPerEvent, true)
+	t.add("", "passed to write per acknowledged event (wchar)", writtenPerEvent("ingest", ingestAcked), goal{}, true)
 	t.add("", "EVENTs acknowledged", ing(func(x *ingestResult) cell { return intCell(x.N) }), goal{}, false)
 	t.add("", "refused", ing(func(x *ingestResult) cell { return intCell(x.Rejected) }), goal{}, false)
 
@@ -85,6 +87,7 @@ func renderTable(c *config, res *results) string {
 	}), gl.burstRate, true)
 	t.add("", "server CPU per acknowledged event", serverPerEvent("burst", burstAcked), gl.burstCPU, true)
 	t.add("", "written to storage per acknowledged event (write_bytes)", storedPerEvent("burst", burstAcked), gl.storedPerEvent, true)
+	t.add("", "passed to write per acknowledged event (wchar)", writtenPerEvent("burst", burstAcked), goal{}, true)
 	t.add("", fmt.Sprintf("OKs missing (waited ≤ %s)", c.burstWait), bu(func(x *burstResult) cell { return intCell(x.Missing) }), gl.burstMissing, false)
 	t.add("", "refused (OK false)", bu(func(x *burstResult) cell { return intCell(x.Rejected) }), goal{}, false)
 	t.add("", "peak RSS growth", bu(func(x *burstResult) cell { return numCell(float64(x.GrowthKB)/1024, "%.1f MB") }), gl.burstGrowth, true)
@@ -229,13 +232,24 @@ func serverPerEvent(w string, acked func(*serverResult) int) func(*serverResult)
 // w (/proc/PID/io write_bytes: the WAL, the database, the checkpoints) over the events it
 // acknowledged.
 func storedPerEvent(w string, acked func(*serverResult) int) func(*serverResult) cell {
+	return bytesPerEvent(w, acked, func(sp cpuSplit) int64 { return sp.Stored })
+}
+
+// writtenPerEvent is what the server processes passed to write-like calls during workload w
+// (/proc/PID/io wchar: files and sockets; in the write workloads the sockets carry only the
+// OKs) over the events it acknowledged. Steadier than write_bytes, which counts a page of the
+// page cache each time it turns dirty and so moves with the kernel's writeback.
+func writtenPerEvent(w string, acked func(*serverResult) int) func(*serverResult) cell {
+	return bytesPerEvent(w, acked, func(sp cpuSplit) int64 { return sp.Written })
+}
+
+func bytesPerEvent(w string, acked func(*serverResult) int, bytes func(cpuSplit) int64) func(*serverResult) cell {
 	return func(r *serverResult) cell {
 		sp, n := r.CPU[w], acked(r)
 		if sp.Wall == 0 || n <= 0 {
 			return none()
 		}
-		per := float64(sp.Stored) / float64(n) / 1024
-		return numCell(per, "%.1f KB")
+		return numCell(float64(bytes(sp))/float64(n)/1024, "%.1f KB")
 	}
 }
 

@@ -114,7 +114,7 @@ func runServer(ctx context.Context, c *config, t *target, r *serverResult, corpu
 			sp.Activity = activity()
 		}
 		written, stored, peak := t.written()-w0, t.stored()-st0, disk()
-		sp.Stored = stored
+		sp.Stored, sp.Written = stored, written
 		sp.Others = max(0, all-sp.Server-sp.DB-sp.Client)
 		r.Wall += sp.Wall
 		r.Others += sp.Others
