@@ -35,10 +35,16 @@ type wfEnv struct {
 
 func newWorkflowEnv(t *testing.T) *wfEnv {
 	t.Helper()
-	e := &wfEnv{dir: t.TempDir(), c: newCLI(t)}
-	data := filepath.Join(e.dir, "hub")
-	e.p = startProc(t, data, freeAddr(t))
-	adminKey := filepath.Join(data, "admin.key")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "hub")
+	return workflowEnvOn(t, dir, startProc(t, data, freeAddr(t)), filepath.Join(data, "admin.key"))
+}
+
+// workflowEnvOn is newWorkflowEnv on a hub already running (p, whose
+// admin's key file is adminKey), in dir.
+func workflowEnvOn(t *testing.T, dir string, p *hubProc, adminKey string) *wfEnv {
+	t.Helper()
+	e := &wfEnv{dir: dir, c: newCLI(t), p: p}
 	e.tm = setUpCLITeam(t, e.c, cliTeamSpec{hub: e.p.URL, admin: "alice", adminKey: adminKey, nameAdmin: true,
 		members: []string{"bob"}, creator: "alice", channels: []string{"ops"}})
 	rk := filepath.Join(e.dir, "runner.key")
