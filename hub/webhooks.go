@@ -189,7 +189,7 @@ func (h *Hub) Deliver(ctx context.Context, hook string, hd http.Header, body []b
 	}
 	_, err = h.Store.Publish(ctx, ev)
 	var rej *store.Rejection
-	if errors.As(err, &rej) && strings.HasPrefix(rej.Msg, "duplicate:") {
+	if errors.As(err, &rej) && strings.HasPrefix(rej.Msg, "duplicate:") || errors.Is(err, store.ErrDuplicate) {
 		first, err := h.storedDelivery(ctx, hook, v.Delivery)
 		if err != nil || first == nil {
 			return webhook.Result{}, fmt.Errorf("reading the stored delivery %q: %v", v.Delivery, err)
