@@ -4,11 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/ainb/hive/kinds"
 )
 
 // Two `hive serve` over one PostgreSQL log (sharing hub.key and the
@@ -34,12 +32,7 @@ func TestWorkflowWebhookTwoInstances(t *testing.T) {
 	}
 	b := startProc(t, dataB, freeAddr(t), "--store", dsn)
 	e := workflowEnvOn(t, dir, a, filepath.Join(dataA, "admin.key"))
-	e.apply(t, "hooked", `name: hooked
-channel: ops
-on:
-  webhook: {}
-steps:
-  - id: say
+	e.apply(t, "hooked", hookedWorkflow+`  - id: say
     post: 'delivery ${{ webhook.delivery }} ran'
 `)
 	h := e.makeHook(t, "hooked")
@@ -50,43 +43,12 @@ steps:
 	}
 	body := []byte(`{"n":1}`)
 	hd := standardHeaders(t, h.Secret, "m-twice", time.Now(), body)
-	answers := make([]hookAnswer, 4)
-	var wg sync.WaitGroup
-	for i := range answers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i] = postHook(t, urls[i%2], hd.Clone(), body)
-		}()
-	}
-	wg.Wait()
-	accepted := 0
-	for _, ans := range answers {
-		if ans.Code == 202 {
-			accepted++
-		} else if ans.Code != 200 || !ans.Duplicate {
-			t.Fatalf("a copy: %d %s", ans.Code, ans.Raw)
-		}
-		if ans.Delivery != answers[0].Delivery || ans.Run != answers[0].Run {
-			t.Fatalf("copies name different deliveries: %+v", answers)
-		}
-	}
-	if accepted != 1 {
-		t.Fatalf("%d of 4 copies accepted, want 1: %+v", accepted, answers)
-	}
+	first := postAtOnce(t, urls, hd, body, 4)
 	// once more to B, after the fact
-	if again := postHook(t, urls[0], hd.Clone(), body); again.Code != 200 || again.Delivery != answers[0].Delivery {
+	if again := postHook(t, urls[0], hd.Clone(), body); again.Code != 200 || again.Delivery != first.Delivery {
 		t.Fatalf("to B again: %d %s", again.Code, again.Raw)
 	}
-	if rec := e.waitFinal(t, answers[0].Run, 20*time.Second); rec.Status != kinds.RunFinished {
-		t.Fatalf("run ended %s: %s", rec.Status, rec.Reason)
-	}
-	if posts := e.messagesWith(t, "delivery m-twice ran"); len(posts) != 1 {
-		t.Fatalf("%d posts, want 1", len(posts))
-	}
-	if n := len(e.claims(t, "hooked")); n != 1 {
-		t.Fatalf("%d claims, want 1", n)
-	}
+	e.ranOnce(t, "hooked", first.Run, "delivery m-twice ran")
 	if n := len(e.deliveries(t, "hooked")); n != 1 {
 		t.Fatalf("%d deliveries, want 1", n)
 	}

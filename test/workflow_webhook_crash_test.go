@@ -17,12 +17,7 @@ import (
 // after the restart.
 func TestWorkflowWebhookRunResumes(t *testing.T) {
 	e := newWorkflowEnv(t)
-	e.apply(t, "hooked", `name: hooked
-channel: ops
-on:
-  webhook: {}
-steps:
-  - id: first
+	e.apply(t, "hooked", hookedWorkflow+`  - id: first
     post: 'first ${{ webhook.body.n }} of ${{ webhook.delivery }}'
   - id: second
     post: 'second ${{ webhook.body.n }} (${{ webhook.headers["x-note"] }}) of ${{ webhook.delivery }}'

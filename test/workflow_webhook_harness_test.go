@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,3 +105,55 @@ func (e *wfEnv) writeFile(t *testing.T, name, text string) string {
 
 // notAccepted is the one answer every refusal gets.
 const notAccepted = `{"error":"not accepted"}` + "\n"
+
+// hookedWorkflow starts a workflow "hooked" of ops with a webhook
+// trigger; its steps follow.
+const hookedWorkflow = "name: hooked\nchannel: ops\non:\n  webhook: {}\nsteps:\n"
+
+// postAtOnce POSTs n copies of one signed delivery at once, round robin
+// over urls: exactly one is stored (202), the others are 200 duplicates
+// naming it; it returns the stored one's answer.
+func postAtOnce(t *testing.T, urls []string, hd http.Header, body []byte, n int) hookAnswer {
+	t.Helper()
+	answers := make([]hookAnswer, n)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = postHook(t, urls[i%len(urls)], hd.Clone(), body)
+		}()
+	}
+	wg.Wait()
+	accepted := 0
+	for _, a := range answers {
+		switch {
+		case a.Code == 202:
+			accepted++
+		case a.Code != 200 || !a.Duplicate:
+			t.Fatalf("a copy sent at once: %d %s", a.Code, a.Raw)
+		}
+		if a.Delivery != answers[0].Delivery || a.Run != answers[0].Run {
+			t.Fatalf("copies name different deliveries: %+v", answers)
+		}
+	}
+	if accepted != 1 {
+		t.Fatalf("%d of %d copies sent at once were stored, want 1: %+v", accepted, n, answers)
+	}
+	return answers[0]
+}
+
+// ranOnce checks that run finished, posted text once, and is the only run
+// of alice's workflow name.
+func (e *wfEnv) ranOnce(t *testing.T, name, run, text string) {
+	t.Helper()
+	if rec := e.waitFinal(t, run, 20*time.Second); rec.Status != kinds.RunFinished {
+		t.Fatalf("run ended %s: %s", rec.Status, rec.Reason)
+	}
+	if posts := e.messagesWith(t, text); len(posts) != 1 {
+		t.Fatalf("%q posted %d times, want once", text, len(posts))
+	}
+	if n := len(e.claims(t, name)); n != 1 {
+		t.Fatalf("%d claims, want 1", n)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -103,12 +102,7 @@ func TestWorkflowWebhookRunsTheExample(t *testing.T) {
 // the per-address bound, 429.
 func TestWorkflowWebhookRefusals(t *testing.T) {
 	e := newWorkflowEnv(t)
-	e.apply(t, "hooked", `name: hooked
-channel: ops
-on:
-  webhook: {}
-steps:
-  - id: say
+	e.apply(t, "hooked", hookedWorkflow+`  - id: say
     post: 'got ${{ webhook.delivery }}: ${{ webhook.body.n }}'
 `)
 	h := e.makeHook(t, "hooked")
@@ -139,41 +133,8 @@ steps:
 	}
 
 	// the same delivery 8 times at once: one stored, one run
-	var wg sync.WaitGroup
-	answers := make([]hookAnswer, 8)
-	hd := standardHeaders(t, h.Secret, "m-same", now, body)
-	for i := range answers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i] = postHook(t, h.URL, hd.Clone(), body)
-		}()
-	}
-	wg.Wait()
-	accepted := 0
-	for _, a := range answers {
-		switch {
-		case a.Code == 202:
-			accepted++
-		case a.Code != 200 || !a.Duplicate:
-			t.Fatalf("a concurrent copy: %d %s", a.Code, a.Raw)
-		}
-		if a.Delivery != answers[0].Delivery || a.Run != answers[0].Run {
-			t.Fatalf("copies name different deliveries: %+v", answers)
-		}
-	}
-	if accepted != 1 {
-		t.Fatalf("%d of 8 concurrent copies were accepted, want 1: %+v", accepted, answers)
-	}
-	if rec := e.waitFinal(t, answers[0].Run, 20*time.Second); rec.Status != kinds.RunFinished {
-		t.Fatalf("run ended %s: %s", rec.Status, rec.Reason)
-	}
-	if posts := e.messagesWith(t, "got m-same: 1"); len(posts) != 1 {
-		t.Fatalf("posts of the concurrent delivery: %d", len(posts))
-	}
-	if n := len(e.claims(t, "hooked")); n != 1 {
-		t.Fatalf("%d claims, want 1", n)
-	}
+	same := postAtOnce(t, []string{h.URL}, standardHeaders(t, h.Secret, "m-same", now, body), body, 8)
+	e.ranOnce(t, "hooked", same.Run, "got m-same: 1")
 
 	// rotate: the old secret stops working, the URL stays
 	r := e.makeHook(t, "hooked", "--rotate")
