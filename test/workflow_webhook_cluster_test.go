@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // Two `hive serve` over one PostgreSQL log (sharing hub.key and the
