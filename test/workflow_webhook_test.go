@@ -37,6 +37,14 @@ func TestWorkflowWebhookRunsTheExample(t *testing.T) {
 	if again := e.makeHook(t, "ci-notify"); again.URL != h.URL || again.Secret != "" {
 		t.Fatalf("hook a second time shows the URL only: %+v", again)
 	}
+	if out, want := e.c.ok("workflow", "hook", "ci-notify", "--profile", "alice"), "url:    "+h.URL+"\nsecret: shown once, when it was made (--rotate makes a new one)\n"; out != want {
+		t.Fatalf("hook, human:\n got %q\nwant %q", out, want)
+	}
+	// bob, a member but no admin of ops, may not rotate it
+	if _, stderr, code := e.c.run("workflow", "hook", "ci-notify", "--rotate", "--profile", "bob"); code != 3 ||
+		!strings.Contains(stderr, "restricted: only a channel owner or admin may set a workflow's webhook in channel ops") {
+		t.Fatalf("bob's rotate: exit %d %s", code, stderr)
+	}
 	hooks := e.query(t, nostr.Filter{Kinds: []int{kinds.WorkflowHook}})
 	if len(hooks) != 1 || strings.Contains(hooks[0].String(), h.Secret) || strings.Contains(hooks[0].Content, strings.TrimPrefix(h.Secret, "whsec_")) {
 		t.Fatalf("the hook event must hold the secret sealed: %+v", hooks)
