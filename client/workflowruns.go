@@ -39,10 +39,7 @@ const (
 // trigger is the same event, and the hub stores it once. Its id is the
 // run's id. ref is the trigger's event id, or a schedule slot's id.
 func RunClaim(runner, channel, address, trigger, ref string, at nostr.Timestamp, hops int) nostr.Event {
-	ev := nostr.Event{PubKey: runner, Kind: kinds.RunClaim, CreatedAt: at, Content: "", Tags: nostr.Tags{
-		{"h", channel}, {"a", address}, {"trigger", trigger, ref}, {"hops", strconv.Itoa(hops)}}}
-	ev.ID = ev.GetID()
-	return ev
+	return kinds.RunClaimEvent(runner, channel, address, trigger, ref, at, hops)
 }
 
 // HopsOf is an event's hops tag: how many automated steps (an agent's

@@ -1,7 +1,8 @@
 // Package front is the hub's one HTTP handler, in the style of khatru's
 // handlers.go: websocket upgrades and NIP-11 go to the relay, /pair to the
-// pairing endpoint, /metrics to the metrics handler when one is given, POST
-// and OPTIONS to the NIP-86 administration endpoint, and every other GET to
+// pairing endpoint, /metrics to the metrics handler when one is given,
+// /hook/<id> to the workflows' webhooks, POST and OPTIONS to the NIP-86
+// administration endpoint, and every other GET to
 // the web app (or, without it, the relay's line of text).
 // Every response carries the security headers of headers.go.
 package front
@@ -10,9 +11,11 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"strings"
 
 	"github.com/ainb/hive/client"
 	"github.com/ainb/hive/relay"
+	"github.com/ainb/hive/webhook"
 )
 
 // MetricsPath is where the metrics handler is mounted when Config.Metrics is set.
@@ -25,6 +28,7 @@ type Config struct {
 	App     fs.FS        // the built web app (index.html at its root); nil: off
 	Metrics http.Handler // Prometheus text at MetricsPath; nil: 404 there
 	Admin   http.Handler // NIP-86 calls (POST) and CORS preflights (OPTIONS); nil: off
+	Hooks   http.Handler // webhook deliveries at webhook.Path (webhook.Handler); nil: 404
 	TLS     bool         // the listener serves TLS (the page's websocket is wss)
 }
 
@@ -56,6 +60,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.URL.Path == client.PairPath:
 		h.serveOr404(w, req, h.cfg.Pair)
+	case strings.HasPrefix(req.URL.Path, webhook.Path) && req.Header.Get("Upgrade") == "":
+		h.serveOr404(w, req, h.cfg.Hooks)
 	case req.Header.Get("Upgrade") != "":
 		h.cfg.Relay.ServeHTTP(w, req)
 	case h.cfg.Admin != nil && (req.Method == http.MethodPost || req.Method == http.MethodOptions):

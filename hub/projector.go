@@ -38,6 +38,9 @@ func (p *projector) Stateful(kind int) bool { return kinds.Classify(kind).IsStat
 // the hub-signed snapshots it calls for.
 func (p *projector) Apply(sqlTx store.WriteTx, ev *nostr.Event) ([]*nostr.Event, error) {
 	if ev.PubKey == p.hub.keys.PublicHex && kinds.Classify(ev.Kind).HubSigned {
+		if ev.Kind == kinds.WebhookDelivery { // once per hook and delivery id
+			return nil, p.tx(sqlTx, nil).webhookDelivery(ev)
+		}
 		return nil, nil // the hub's own announcement (its member lists at start)
 	}
 	mark := len(p.pending)
@@ -56,7 +59,7 @@ func (p *projector) Apply(sqlTx store.WriteTx, ev *nostr.Event) ([]*nostr.Event,
 
 // tx wraps a write transaction for the rules; edits may be nil (replay).
 func (p *projector) tx(sqlTx store.WriteTx, edits func(delta)) *tx {
-	return &tx{WriteTx: sqlTx, admin: p.hub.admin, self: p.hub.keys.PublicHex, rules: p.rules, cache: p.cache, edits: edits}
+	return &tx{WriteTx: sqlTx, admin: p.hub.admin, self: p.hub.keys.PublicHex, secret: p.hub.keys.SecretHex, rules: p.rules, cache: p.cache, edits: edits}
 }
 
 // RolledBack drops everything cached and pending: it may describe undone writes.

@@ -60,8 +60,11 @@ type tx struct {
 	store.WriteTx
 	admin string
 	self  string // the hub's own key: it signs the events of NIP-86 calls (nip86.go) and admits keys by invite (invite.go)
-	rules ruleSet
-	cache *writeCache
+	// secret is the hub's secret key (hex), to open what is sealed to it
+	// (a webhook's secret); "" when the hub has none (replay --verify).
+	secret string
+	rules  ruleSet
+	cache  *writeCache
 	// edits receives the view changes of the event being applied; nil when
 	// nobody keeps a view (replay).
 	edits func(delta)

@@ -16,6 +16,32 @@ import (
 // living in its h channel (spec/workflows.md).
 func workflowRules(rs ruleSet) {
 	rs.add((*tx).workflowDefinition, kinds.WorkflowDef)
+	rs.add((*tx).workflowHook, kinds.WorkflowHook)
+	rs.add((*tx).runnerSigned, kinds.RunClaim, kinds.RunRecord, kinds.WorkflowStatus)
+}
+
+// runnerSigned: a run's claims and records and a workflow's status (40460,
+// 40461, 30463) are signed by the workflow's runner only, the key its
+// definition's p names, in the definition's channel (spec/workflows.md).
+func (t *tx) runnerSigned(ev *nostr.Event) (*change, error) {
+	addr := tagValue(ev, "a")
+	if ev.Kind == kinds.WorkflowStatus && tagValue(ev, "d") != addr {
+		return nil, reject("invalid: a workflow status's d and a tags both name its workflow's address (30460:<author>:<name>)")
+	}
+	def, err := t.definitionAt(addr)
+	if err != nil {
+		return nil, err
+	}
+	if def == nil {
+		return nil, reject("invalid: kind %d names no stored workflow definition in its a tag (%q)", ev.Kind, addr)
+	}
+	if ch := tagValue(def, "h"); ch != tagValue(ev, "h") {
+		return nil, reject("invalid: kind %d is of channel %s, and its workflow lives in channel %s", ev.Kind, tagValue(ev, "h"), ch)
+	}
+	if runner := tagValue(def, "p"); ev.PubKey != runner {
+		return nil, reject("restricted: only the workflow's runner (%s, the p of its definition) signs kind %d for %s", runner, ev.Kind, addr)
+	}
+	return nil, nil
 }
 
 func (t *tx) workflowDefinition(ev *nostr.Event) (*change, error) {

@@ -98,10 +98,12 @@ const (
 	InviteRevocation = 30451
 	WorkflowDef      = 30460
 	HubInfo          = 30461
+	WorkflowHook     = 30462
 	WorkflowStatus   = 30463
 	RunClaim         = 40460
 	RunRecord        = 40461
 	RunRequest       = 40462
+	WebhookDelivery  = 40463
 	GroupMetadata    = 39000
 	GroupAdmins      = 39001
 	GroupMembers     = 39002
@@ -154,9 +156,11 @@ var table = []Kind{
 	{InviteRevocation, "invite revocation", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "by a hub admin (their devices act as them): `d` = an invite claim's id (`hive invite --json` shows it); the claim admits no key after it, the keys it admitted stay members"},
 	{WorkflowDef, "workflow definition", NonConversational, Addressable, []string{"d", "h", "p"}, ChannelMembers, false, NoEffect, "by a channel owner or admin (their devices act as them); `d` = the workflow's name, `p` = its runner, content = the YAML, which must validate (spec/workflows.md)"},
 	{HubInfo, "hub information (NIP-11)", NonConversational, Addressable, []string{"d"}, Members, false, Lasting, "written by the hub on a hub admin's NIP-86 call (changerelayname, ...): `d` = name, description or icon, content = its value, with the call's NIP-98 authorization (`nip98`) and body (`nip86`); the NIP-11 document serves the newest of each"},
-	{WorkflowStatus, "workflow status", NonConversational, Addressable, []string{"d", "h"}, ChannelMembers, false, NoEffect, "by the workflow's runner: `d` = the definition's address (30460:author:name), content = JSON: status (`active`, `paused`), reason, the definition version it is about, the newest schedule slot settled (spec/workflows.md)"},
-	{RunClaim, "workflow run claim", NonConversational, Regular, []string{"h", "a", "trigger"}, ChannelMembers, false, NoEffect, "by the runner: deterministic (created_at = the trigger's time, `trigger` = [type, ref], no content), so a second claim of one trigger is the same event; its id is the run's id"},
-	{RunRecord, "workflow run record", AuxOverlay, Regular, []string{"h", "e", RunTag, "status"}, ChannelMembers, false, NoEffect, "by the runner, on the run card `e`, `R` = the run (its claim's id; a single letter, so readers filter by it), (or the trigger, for a run skipped before it had a card): `status` started, step, waiting, finished, failed, cancelled, skipped, approved, denied, ignored; `step` = [id, n, of], `outcome` for a step; content = JSON; the newest by the card's author (an ignored one aside) is the card's badge"},
+	{WorkflowHook, "workflow webhook", NonConversational, Addressable, []string{"d", "h", "a"}, ChannelMembers, false, NoEffect, "by a channel owner or admin: `d` = `a` = the definition's address, `w` = the hook id (the URL's /hook/<id>), content = the secret NIP-44-encrypted to the hub's key; without `w` and content the hook is deleted; the newest per address counts (spec/workflows.md)"},
+	{WorkflowStatus, "workflow status", NonConversational, Addressable, []string{"d", "h", "a"}, ChannelMembers, false, NoEffect, "by the workflow's runner (its definition's `p`): `d` = the definition's address (30460:author:name), content = JSON: status (`active`, `paused`), reason, the definition version it is about, the newest schedule slot settled (spec/workflows.md)"},
+	{RunClaim, "workflow run claim", NonConversational, Regular, []string{"h", "a", "trigger"}, ChannelMembers, false, NoEffect, "by the runner (the `p` of the definition `a` names, in its `h`): deterministic (created_at = the trigger's time, `trigger` = [type, ref], no content), so a second claim of one trigger is the same event; its id is the run's id"},
+	{RunRecord, "workflow run record", AuxOverlay, Regular, []string{"h", "e", RunTag, "status", "a"}, ChannelMembers, false, NoEffect, "by the runner (as for 40460), on the run card `e`, `R` = the run (its claim's id; a single letter, so readers filter by it), (or the trigger, for a run skipped before it had a card): `status` started, step, waiting, finished, failed, cancelled, skipped, approved, denied, ignored; `step` = [id, n, of], `outcome` for a step; content = JSON; the newest by the card's author (an ignored one aside) is the card's badge"},
+	{WebhookDelivery, "workflow webhook delivery", NonConversational, Regular, []string{"h", "a", "w", "i"}, ChannelMembers, true, NoEffect, "hub-signed, on a verified POST /hook/<id>: `a` = the workflow, `w` = the hook id, `i` = the sender's delivery id (one event per hook and delivery id), `scheme` standard or github; content = JSON {event, headers, body} (spec/workflows.md)"},
 	{RunRequest, "workflow run request", NonConversational, Regular, []string{"h", "a"}, ChannelMembers, false, NoEffect, "by a channel writer: content = {\"inputs\": {...}} starts a manual run; with a `cancel` tag (the run id) asks the runner to cancel that run"},
 	{GroupMetadata, "channel metadata", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},
 	{GroupAdmins, "channel admins", NonConversational, Addressable, []string{"d"}, ChannelMembers, true, NoEffect, "hub-signed; `d` = channel id"},

@@ -1,6 +1,11 @@
 package kinds
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/nbd-wtf/go-nostr"
+)
 
 // The status tag values of a workflow run record (kind RunRecord): where a
 // run stands (spec/workflows.md, "Runs").
@@ -53,3 +58,15 @@ const MaxHops = 3
 // RunTag names the tag of a run record that holds the run's id (its
 // claim's): one letter, so that a filter can name it (#R).
 const RunTag = "R"
+
+// RunClaimEvent is the claim of the run a trigger starts (client.RunClaim,
+// spec/workflows.md "Exactly once"), its id set: signed by runner (hex),
+// dated at the trigger, with fixed tags and no content, so that every
+// attempt to claim one trigger is one event. The hub computes it too, to
+// name the run a webhook delivery starts.
+func RunClaimEvent(runner, channel, address, trigger, ref string, at nostr.Timestamp, hops int) nostr.Event {
+	ev := nostr.Event{PubKey: runner, Kind: RunClaim, CreatedAt: at, Content: "", Tags: nostr.Tags{
+		{"h", channel}, {"a", address}, {"trigger", trigger, ref}, {"hops", strconv.Itoa(hops)}}}
+	ev.ID = ev.GetID()
+	return ev
+}

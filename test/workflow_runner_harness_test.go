@@ -50,8 +50,9 @@ func newWorkflowEnvOf(t *testing.T, members ...string) *wfEnv {
 // pin trusted) when tls, as the web chat's tests need.
 func newWorkflowEnvAt(t *testing.T, tls bool, members ...string) *wfEnv {
 	t.Helper()
-	e := &wfEnv{dir: t.TempDir(), c: newCLI(t)}
-	data := filepath.Join(e.dir, "hub")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "hub")
+	e := &wfEnv{dir: dir}
 	if tls {
 		e.web = startWebHubAt(t, data, freeAddr(t))
 		e.p, e.hub, e.pin = e.web.hubProc, e.web.WS, e.web.Pin
@@ -59,7 +60,21 @@ func newWorkflowEnvAt(t *testing.T, tls bool, members ...string) *wfEnv {
 		e.p = startProc(t, data, freeAddr(t))
 		e.hub = e.p.URL
 	}
-	adminKey := filepath.Join(data, "admin.key")
+	return e.team(t, filepath.Join(data, "admin.key"), members...)
+}
+
+// workflowEnvOn is newWorkflowEnv on a hub already running (p, whose
+// admin's key file is adminKey), in dir.
+func workflowEnvOn(t *testing.T, dir string, p *hubProc, adminKey string) *wfEnv {
+	t.Helper()
+	e := &wfEnv{dir: dir, p: p, hub: p.URL}
+	return e.team(t, adminKey, "bob")
+}
+
+// team sets up alice, the members, ops and the runner on e's hub.
+func (e *wfEnv) team(t *testing.T, adminKey string, members ...string) *wfEnv {
+	t.Helper()
+	e.c = newCLI(t)
 	e.tm = setUpCLITeam(t, e.c, cliTeamSpec{hub: e.hub, pin: e.pin, admin: "alice", adminKey: adminKey, nameAdmin: true,
 		members: members, creator: "alice", channels: []string{"ops"}})
 	rk := filepath.Join(e.dir, "runner.key")

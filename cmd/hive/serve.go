@@ -22,6 +22,7 @@ import (
 	"github.com/ainb/hive/pairing/endpoint"
 	"github.com/ainb/hive/relay"
 	"github.com/ainb/hive/store"
+	"github.com/ainb/hive/webhook"
 	"github.com/spf13/cobra"
 )
 
@@ -197,7 +198,8 @@ func serve(ctx context.Context, f serveFlags) error {
 	pairSrv.Members(pairURLs, h.IsMember)
 	defer pairSrv.Close()
 	ln = rl.Listener(ln)
-	handler, err := frontHandler(f, rl, pairSrv, nip86.New(h, urls, log.With("part", "nip86")), m, tlsConf != nil)
+	hooks := webhook.NewHandler(h, webhook.Limits{}, log.With("part", "webhook"))
+	handler, err := frontHandler(f, rl, pairSrv, nip86.New(h, urls, log.With("part", "nip86")), hooks, m, tlsConf != nil)
 	if err != nil {
 		return err
 	}

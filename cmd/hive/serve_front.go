@@ -12,10 +12,10 @@ import (
 const metricsOnMain = "main"
 
 // frontHandler is the hub's one HTTP handler: the relay, the pairing
-// endpoint, NIP-86 administration, the web chat unless --web=false, /metrics
+// endpoint, NIP-86 administration, the workflows' webhooks, the web chat unless --web=false, /metrics
 // with --metrics main.
-func frontHandler(f serveFlags, rl, pair, admin http.Handler, m *hubMetrics, tls bool) (http.Handler, error) {
-	cfg := front.Config{Relay: rl, Pair: pair, Admin: admin, TLS: tls}
+func frontHandler(f serveFlags, rl, pair, admin, hooks http.Handler, m *hubMetrics, tls bool) (http.Handler, error) {
+	cfg := front.Config{Relay: rl, Pair: pair, Admin: admin, Hooks: hooks, TLS: tls}
 	if f.web {
 		cfg.App = web.Dist()
 	}

@@ -46,6 +46,9 @@ func leaves(c *cobra.Command) map[string]*cobra.Command {
 			for k, v := range leaves(sub) {
 				out[k] = v
 			}
+			if sub.Runnable() { // a command of its own too (hive workflow hook NAME)
+				out[sub.CommandPath()] = sub
+			}
 		} else {
 			out[sub.CommandPath()] = sub
 		}

@@ -18,7 +18,7 @@ and examples/workflows/.`,
 	}
 	usageErrors(cmd)
 	cmd.AddCommand(newWorkflowValidateCmd(), newWorkflowNextCmd(), newWorkflowApplyCmd(), newWorkflowListCmd(), newWorkflowShowCmd(), newWorkflowServeCmd(), newWorkflowRunCmd(),
-		newWorkflowEnableCmd(), newWorkflowDisableCmd(), newWorkflowDeleteCmd(), newWorkflowCancelCmd(), newWorkflowLogsCmd(), newWorkflowApproveCmd())
+		newWorkflowEnableCmd(), newWorkflowDisableCmd(), newWorkflowDeleteCmd(), newWorkflowCancelCmd(), newWorkflowLogsCmd(), newWorkflowApproveCmd(), newWorkflowHookCmd())
 	return cmd
 }
 

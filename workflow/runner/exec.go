@@ -140,6 +140,8 @@ func (r *Runner) cardEvent(rn *run) nostr.Event {
 		}
 	case client.TriggerReaction:
 		what = "reaction " + rn.values.Emoji
+	case client.TriggerWebhook:
+		what = strings.TrimSpace("webhook " + rn.values.Text)
 	}
 	text := fmt.Sprintf("▶ %s · run %s%s (%s)", name, rn.id[:8], by, what)
 	var card nostr.Event
@@ -170,7 +172,7 @@ func hopsTag(rn *run) nostr.Tag { return nostr.Tag{"hops", strconv.Itoa(rn.hops 
 
 // values are what the run's expressions see now.
 func (r *Runner) values(rn *run) expression.Values {
-	return expression.Values{Trigger: rn.values, Inputs: rn.inputs, Steps: rn.steps, Now: r.now(),
+	return expression.Values{Trigger: rn.values, Inputs: rn.inputs, Steps: rn.steps, Now: r.now(), Webhook: r.webhookOf(rn),
 		Run: expression.Run{ID: rn.id, Short: rn.id[:8]}}
 }
 

@@ -40,6 +40,8 @@ func (r *Runner) rebuild(ctx context.Context, rn *run) error {
 	defer r.mu.Unlock()
 	rn.initiator = ev.PubKey
 	switch rn.trigger {
+	case client.TriggerWebhook: // the hub signed it; no person started it
+		rn.initiator, rn.values, rn.origin = "", r.deliveryValues(ev), &ev
 	case client.TriggerMessage:
 		rn.values, rn.origin = r.messageValues(ev, client.TriggerMessage), &ev
 	case client.TriggerManual:

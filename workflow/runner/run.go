@@ -31,7 +31,8 @@ type run struct {
 	initiator string
 	hops      int // the trigger's
 	card      *nostr.Event
-	origin    *nostr.Event // the trigger's event (message, reaction target's message, request)
+	origin    *nostr.Event        // the trigger's event (message, reaction target's message, request, delivery)
+	hook      *expression.Webhook // a webhook run's delivery, as expressions see it (webhookOf)
 	started   time.Time
 
 	steps          map[string]expression.StepResult

@@ -28,7 +28,8 @@ func (r *Runner) follow(ctx context.Context) error {
 		nostr.Filter{Kinds: []int{kinds.WorkflowDef}, Tags: nostr.TagMap{"p": {r.me}}, Since: &now},
 		nostr.Filter{Kinds: []int{kinds.Profile, kinds.GroupMembers, kinds.Deletion, kinds.DeleteInChannel}, Since: &now},
 		nostr.Filter{Kinds: []int{kinds.Message, kinds.Reaction, kinds.RunRequest}, Since: &since},
-		nostr.Filter{Kinds: []int{kinds.Receipt}, Tags: nostr.TagMap{"p": {r.me}}, Since: &since})
+		nostr.Filter{Kinds: []int{kinds.Receipt}, Tags: nostr.TagMap{"p": {r.me}}, Since: &since},
+		r.deliveryFilter())
 	if err != nil {
 		return fmt.Errorf("subscribing: %w", err)
 	}
@@ -63,7 +64,7 @@ func (r *Runner) defCount() int {
 // handle routes one event. Nothing the runner signed starts anything.
 func (r *Runner) handle(ctx context.Context, ev nostr.Event) {
 	r.mu.Lock()
-	if ev.CreatedAt > r.cursor && (ev.Kind == kinds.Message || ev.Kind == kinds.Reaction || ev.Kind == kinds.RunRequest) {
+	if ev.CreatedAt > r.cursor && (ev.Kind == kinds.Message || ev.Kind == kinds.Reaction || ev.Kind == kinds.RunRequest || ev.Kind == kinds.WebhookDelivery) {
 		r.cursor = ev.CreatedAt
 	}
 	switch ev.Kind {
@@ -90,6 +91,8 @@ func (r *Runner) handle(ctx context.Context, ev nostr.Event) {
 		r.onReaction(ctx, ev)
 	case kinds.RunRequest:
 		r.onRequest(ctx, ev)
+	case kinds.WebhookDelivery:
+		r.onDelivery(ctx, ev)
 	}
 }
 
