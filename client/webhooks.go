@@ -45,10 +45,15 @@ func (c *Client) Hook(ctx context.Context, w Workflow) (*nostr.Event, error) {
 
 // HookEvent is the unsigned event setting w's webhook to hook id and
 // secret, sealed (NIP-44) from this client's key to the hub's key hub; an
-// empty hook id deletes the webhook.
-func (c *Client) HookEvent(w Workflow, hub, hook, secret string) (nostr.Event, error) {
+// empty hook id deletes the webhook. It is dated after cur, the webhook
+// it replaces (nil: none), so that it is the newer even within a second.
+func (c *Client) HookEvent(w Workflow, cur *nostr.Event, hub, hook, secret string) (nostr.Event, error) {
 	addr := w.Address()
-	ev := nostr.Event{Kind: kinds.WorkflowHook, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"d", addr}, {"h", w.Channel}, {"a", addr}}}
+	at := nostr.Now()
+	if cur != nil && at <= cur.CreatedAt {
+		at = cur.CreatedAt + 1
+	}
+	ev := nostr.Event{Kind: kinds.WorkflowHook, CreatedAt: at, Tags: nostr.Tags{{"d", addr}, {"h", w.Channel}, {"a", addr}}}
 	if hook == "" {
 		return ev, nil
 	}

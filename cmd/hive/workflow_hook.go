@@ -67,7 +67,7 @@ func workflowHook(ctx context.Context, cmd *cobra.Command, s *hubConn, w client.
 		if cur == nil {
 			return exitWith(exitNotFound, fmt.Errorf("%s has no webhook to delete", w.Name))
 		}
-		ev, err := s.HookEvent(w, "", "", "")
+		ev, err := s.HookEvent(w, cur, "", "", "")
 		if err == nil {
 			_, err = s.Publish(ctx, ev)
 		}
@@ -93,7 +93,7 @@ func workflowHook(ctx context.Context, cmd *cobra.Command, s *hubConn, w client.
 		if err != nil {
 			return err
 		}
-		ev, err := s.HookEvent(w, hub, ans.Hook, ans.Secret)
+		ev, err := s.HookEvent(w, cur, hub, ans.Hook, ans.Secret)
 		if err == nil {
 			_, err = s.Publish(ctx, ev)
 		}
